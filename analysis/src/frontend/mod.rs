@@ -1,0 +1,195 @@
+//! Front end: C source to a lang-c AST with every byte mapped back to the original file
+//! and line.
+//!
+//! `.c` files go through the system `gcc -E` (user `-I`/`-D` flags passed through); `.i`
+//! files are taken as they are. The preprocessed text keeps gcc's line markers
+//! (`# 12 "file.c"`), from which [`SourceMap`] maps every byte offset of the AST's spans
+//! back to the original file and line.
+
+mod source_map;
+
+pub use source_map::SourceMap;
+
+use crate::ir::{DataModel, Span};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use thiserror::Error;
+
+/// How to read a C program.
+#[derive(Clone, Debug, Default)]
+pub struct FrontendOptions {
+    /// `-I` directories passed to the preprocessor.
+    pub include_dirs: Vec<PathBuf>,
+    /// `-D` definitions (`NAME` or `NAME=VALUE`) passed to the preprocessor.
+    pub defines: Vec<String>,
+    /// Integer widths used for the program's types.
+    pub data_model: DataModel,
+}
+
+/// A location in the original source, for messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceLoc {
+    pub file: String,
+    pub line: u32,
+}
+
+impl std::fmt::Display for SourceLoc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
+}
+
+/// Why a program could not be turned into IR. Every variant names where.
+#[derive(Debug, Error)]
+pub enum FrontendError {
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: unsupported input file type (expected .c or .i)")]
+    FileType { path: String },
+    #[error("{path}: preprocessing with gcc -E failed:\n{message}")]
+    Preprocess { path: String, message: String },
+    #[error("{at}: syntax error at column {column}: unexpected input, expected one of {expected}")]
+    Syntax {
+        at: SourceLoc,
+        column: usize,
+        expected: String,
+    },
+    #[error("{at}: unsupported: {construct}")]
+    Unsupported { at: SourceLoc, construct: String },
+    #[error("{at}: error: {message}")]
+    Invalid { at: SourceLoc, message: String },
+}
+
+impl FrontendError {
+    /// The source location the error names, if it names one.
+    pub fn location(&self) -> Option<&SourceLoc> {
+        match self {
+            FrontendError::Syntax { at, .. }
+            | FrontendError::Unsupported { at, .. }
+            | FrontendError::Invalid { at, .. } => Some(at),
+            _ => None,
+        }
+    }
+}
+
+/// A parsed translation unit with its source map.
+pub struct ParsedUnit {
+    pub unit: lang_c::ast::TranslationUnit,
+    pub source: String,
+    pub map: SourceMap,
+}
+
+impl ParsedUnit {
+    pub fn span(&self, offset: usize) -> Span {
+        self.map.span(&self.source, offset)
+    }
+
+    pub fn loc(&self, offset: usize) -> SourceLoc {
+        self.map.loc(&self.source, offset)
+    }
+}
+
+/// Reads `path` (`.c` through `gcc -E`, `.i` as is) and parses it with lang-c (GNU C11).
+pub fn parse_file(path: &Path, opts: &FrontendOptions) -> Result<ParsedUnit, FrontendError> {
+    let shown = path.display().to_string();
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let text = match ext {
+        "c" | "h" => preprocess(path, opts)?,
+        "i" => std::fs::read_to_string(path).map_err(|source| FrontendError::Io {
+            path: shown.clone(),
+            source,
+        })?,
+        _ => return Err(FrontendError::FileType { path: shown }),
+    };
+    parse_preprocessed(text, &shown)
+}
+
+/// Parses already preprocessed text; `name` is the file name used where the text has no
+/// line markers.
+pub fn parse_preprocessed(text: String, name: &str) -> Result<ParsedUnit, FrontendError> {
+    let (source, thread_locals) = blank_gnu_keywords(text);
+    let map = SourceMap::new(&source, name, thread_locals);
+    let config = lang_c::driver::Config::with_gcc();
+    match lang_c::driver::parse_preprocessed(&config, source) {
+        Ok(parse) => Ok(ParsedUnit {
+            unit: parse.unit,
+            source: parse.source,
+            map,
+        }),
+        Err(e) => {
+            let at = map.loc(&e.source, e.offset);
+            let mut expected: Vec<&str> = e.expected.iter().copied().collect();
+            expected.sort_unstable();
+            expected.truncate(12);
+            Err(FrontendError::Syntax {
+                at,
+                column: e.column,
+                expected: expected.join(" "),
+            })
+        }
+    }
+}
+
+fn preprocess(path: &Path, opts: &FrontendOptions) -> Result<String, FrontendError> {
+    let shown = path.display().to_string();
+    if !path.exists() {
+        return Err(FrontendError::Io {
+            path: shown,
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+        });
+    }
+    let mut cmd = Command::new("gcc");
+    cmd.arg("-E");
+    for dir in &opts.include_dirs {
+        cmd.arg("-I").arg(dir);
+    }
+    for def in &opts.defines {
+        cmd.arg(format!("-D{def}"));
+    }
+    cmd.arg(path);
+    let out = cmd.output().map_err(|source| FrontendError::Io {
+        path: "gcc".into(),
+        source,
+    })?;
+    if !out.status.success() {
+        return Err(FrontendError::Preprocess {
+            path: shown,
+            message: String::from_utf8_lossy(&out.stderr).trim_end().to_string(),
+        });
+    }
+    String::from_utf8(out.stdout).map_err(|_| FrontendError::Preprocess {
+        path: shown,
+        message: "preprocessed output is not UTF-8".into(),
+    })
+}
+
+/// Replaces GNU keywords lang-c does not know by spaces (keeping every byte offset) and
+/// returns the offsets where `__thread` stood, so the lowering can make those globals
+/// thread-local.
+fn blank_gnu_keywords(mut text: String) -> (String, Vec<usize>) {
+    let mut thread_locals = Vec::new();
+    for kw in ["__thread", "_Thread_local"] {
+        let mut from = 0;
+        while let Some(pos) = text[from..].find(kw) {
+            let at = from + pos;
+            let end = at + kw.len();
+            let before_ok = at == 0 || !is_ident_byte(text.as_bytes()[at - 1]);
+            let after_ok = end == text.len() || !is_ident_byte(text.as_bytes()[end]);
+            if before_ok && after_ok {
+                text.replace_range(at..end, &" ".repeat(kw.len()));
+                thread_locals.push(at);
+            }
+            from = end;
+        }
+    }
+    thread_locals.sort_unstable();
+    (text, thread_locals)
+}
+
+fn is_ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}

@@ -1,0 +1,1 @@
+//! agx explorer: the reference interpreter and the symbolic search.

@@ -1,0 +1,1 @@
+//! agx rule sets: Datalog programs over the facts of a program.

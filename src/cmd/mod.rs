@@ -1,0 +1,5 @@
+//! One module per subcommand; each has an `Args` (clap) and a `run(Args) -> Result<ExitCode>`.
+
+pub mod common;
+pub mod ir;
+pub mod run;

@@ -1,0 +1,40 @@
+//! agx: finds concurrency bugs in multithreaded C programs.
+//!
+//! The binary is a thin CLI: it parses arguments into typed options, calls the library
+//! crates (analysis → rules → explorer) and prints reports. Exit codes: 0 no violation,
+//! 1 violation found, 2 error.
+
+mod cmd;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "agx", version, about = "Finds concurrency bugs in multithreaded C programs")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the IR of a C program.
+    Ir(cmd::ir::Args),
+    /// Run a program concretely under a schedule and inputs.
+    Run(cmd::run::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Ir(args) => cmd::ir::run(args),
+        Command::Run(args) => cmd::run::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
