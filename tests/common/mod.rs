@@ -1,0 +1,55 @@
+//! Helpers shared by the end-to-end tests: running the `agx` binary with a time limit,
+//! finding files, and reading the fixtures' `// agx-*` directives (format in
+//! fixtures/README.md).
+//!
+//! Each test crate compiles this module anew and uses only part of it.
+#![allow(dead_code)]
+
+pub mod fixture;
+pub mod process;
+
+use std::path::{Path, PathBuf};
+
+/// The project root (where Cargo.toml, fixtures/ and tests/ are).
+pub fn project_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The `agx` binary Cargo built for these tests.
+pub fn agx_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_agx"))
+}
+
+/// Every file under `dir` (recursively) whose extension is one of `exts`, sorted.
+/// Unreadable directories are skipped: the callers compare against a listing they know.
+pub fn files_with_ext(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| exts.contains(&e))
+            {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// `path` relative to the project root when it lies inside it, for short messages.
+pub fn shown(path: &Path) -> String {
+    path.strip_prefix(project_root())
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
