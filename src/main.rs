@@ -4,6 +4,7 @@
 //! crates (analysis → rules → explorer) and prints reports. Exit codes: 0 no violation,
 //! 1 violation found, 2 error.
 
+mod bench;
 mod cmd;
 
 use clap::{Parser, Subcommand};
@@ -22,6 +23,10 @@ enum Command {
     Ir(cmd::ir::Args),
     /// Run a program concretely under a schedule and inputs.
     Run(cmd::run::Args),
+    /// Run SV-COMP tasks and verify fixtures, score the verdicts, compare runs.
+    Bench(cmd::bench::Args),
+    /// Answer one SV-COMP task (`Result: TRUE|FALSE(unreach-call)|UNKNOWN`), with a witness.
+    Svcomp(cmd::svcomp::Args),
 }
 
 fn main() -> ExitCode {
@@ -29,6 +34,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Ir(args) => cmd::ir::run(args),
         Command::Run(args) => cmd::run::run(args),
+        Command::Bench(args) => cmd::bench::run(args),
+        Command::Svcomp(args) => cmd::svcomp::run(args),
     };
     match result {
         Ok(code) => code,

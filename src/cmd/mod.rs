@@ -1,5 +1,7 @@
 //! One module per subcommand; each has an `Args` (clap) and a `run(Args) -> Result<ExitCode>`.
 
+pub mod bench;
 pub mod common;
 pub mod ir;
 pub mod run;
+pub mod svcomp;

@@ -1,0 +1,306 @@
+//! `results.json` and `--csv`: one record per (task, property, strategy).
+//!
+//! The JSON schema is versioned: `"schema": "agx-bench-results"`, `"schema_version": 1`.
+//! Within one version fields are only ever added (readers ignore unknown fields); a field's
+//! meaning never changes. Readers reject other versions with a clear message.
+//!
+//! Record fields (all per task, property and strategy):
+//! - `task` (`folder/stem`), `folder`, `definition` (the `.yml` or fixture path), `source`
+//!   (the C file run, `null` when it could not be resolved), `property`, `expected`
+//!   (`true` when the property holds, `false` when violated, `null` when not given),
+//!   `data_model` (`ilp32` / `lp64`);
+//! - `strategy` (the strategy asked for, `default` for verify's default),
+//!   `strategy_used` (as verify reported it);
+//! - `status` (`true`, `false`, `unknown`, `error`, `timeout`, `out-of-memory`,
+//!   `unsupported`, `not-supported`), `outcome` (`correct-true`, `correct-false`,
+//!   `wrong-true`, `wrong-false`, `no-verdict`, `unsupported`, `no-expectation`), `score`,
+//!   `reason` (why no verdict, or verify's reason);
+//! - verify's statistics `runs`, `partial_runs`, `states`, `solver_queries`,
+//!   `solver_time_ms`, `verify_time_ms` (`null` when not reported);
+//! - measured by the bench: `wall_time_ms`, `cpu_time_ms`, `peak_memory_kib` (`null` for
+//!   tasks not run), `exit_code` / `signal` of the child.
+
+use super::score::Outcome;
+use super::verify::Status;
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+pub const SCHEMA: &str = "agx-bench-results";
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The strategy label of a run that did not ask for one.
+pub const DEFAULT_STRATEGY: &str = "default";
+
+/// A whole bench run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Results {
+    pub schema: String,
+    pub schema_version: u32,
+    pub agx_version: String,
+    /// When the run started, seconds since the Unix epoch.
+    pub created_unix_s: u64,
+    pub settings: Settings,
+    pub records: Vec<Record>,
+}
+
+/// The limits and options of a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    pub timeout_s: u64,
+    pub memory_mb: Option<u64>,
+    pub jobs: usize,
+    pub strategies: Vec<String>,
+}
+
+/// One task run with one strategy.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    pub task: String,
+    pub folder: String,
+    pub definition: String,
+    pub source: Option<String>,
+    pub property: String,
+    pub expected: Option<bool>,
+    pub data_model: String,
+    pub strategy: String,
+    pub strategy_used: Option<String>,
+    pub status: Status,
+    pub outcome: Outcome,
+    pub score: i64,
+    pub reason: Option<String>,
+    pub runs: Option<u64>,
+    pub partial_runs: Option<u64>,
+    pub states: Option<u64>,
+    pub solver_queries: Option<u64>,
+    pub solver_time_ms: Option<f64>,
+    pub verify_time_ms: Option<f64>,
+    pub wall_time_ms: u64,
+    pub cpu_time_ms: u64,
+    pub peak_memory_kib: Option<u64>,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+}
+
+impl Record {
+    /// What identifies a record across runs.
+    pub fn key(&self) -> (String, String, String) {
+        (
+            self.task.clone(),
+            self.property.clone(),
+            self.strategy.clone(),
+        )
+    }
+
+    /// `task` with the property appended when it is not unreach-call, for display.
+    pub fn display_name(&self) -> String {
+        if self.property == "unreach-call" {
+            self.task.clone()
+        } else {
+            format!("{} [{}]", self.task, self.property)
+        }
+    }
+}
+
+impl Results {
+    /// Reads and checks a results file.
+    pub fn load(path: &Path) -> Result<Results> {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        Results::parse(&text).with_context(|| format!("reading {}", path.display()))
+    }
+
+    /// Parses results JSON, rejecting other schemas and versions.
+    pub fn parse(text: &str) -> Result<Results> {
+        let value: serde_json::Value = serde_json::from_str(text).context("not JSON")?;
+        let schema = value.get("schema").and_then(|s| s.as_str());
+        if schema != Some(SCHEMA) {
+            bail!("not an agx bench results file (schema {schema:?}, expected \"{SCHEMA}\")");
+        }
+        let version = value.get("schema_version").and_then(|v| v.as_u64());
+        if version != Some(u64::from(SCHEMA_VERSION)) {
+            bail!(
+                "results schema version {version:?} is not supported (this agx reads {SCHEMA_VERSION})"
+            );
+        }
+        serde_json::from_value(value).context("malformed results")
+    }
+
+    pub fn to_json(&self) -> Result<String> {
+        Ok(serde_json::to_string_pretty(self)? + "\n")
+    }
+
+    /// The CSV text: a header and one row per record.
+    pub fn to_csv(&self) -> String {
+        let mut out = CSV_COLUMNS.join(",");
+        out.push('\n');
+        for record in &self.records {
+            let row: Vec<String> = csv_row(record).iter().map(|f| csv_field(f)).collect();
+            out.push_str(&row.join(","));
+            out.push('\n');
+        }
+        out
+    }
+}
+
+const CSV_COLUMNS: [&str; 20] = [
+    "task",
+    "folder",
+    "property",
+    "expected",
+    "data_model",
+    "strategy",
+    "status",
+    "outcome",
+    "score",
+    "runs",
+    "partial_runs",
+    "states",
+    "solver_queries",
+    "solver_time_ms",
+    "verify_time_ms",
+    "wall_time_ms",
+    "cpu_time_ms",
+    "peak_memory_kib",
+    "reason",
+    "source",
+];
+
+fn csv_row(r: &Record) -> [String; 20] {
+    fn opt<T: ToString>(v: &Option<T>) -> String {
+        v.as_ref().map(T::to_string).unwrap_or_default()
+    }
+    [
+        r.task.clone(),
+        r.folder.clone(),
+        r.property.clone(),
+        opt(&r.expected),
+        r.data_model.clone(),
+        r.strategy.clone(),
+        r.status.label().to_string(),
+        serde_json::to_value(r.outcome)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default(),
+        r.score.to_string(),
+        opt(&r.runs),
+        opt(&r.partial_runs),
+        opt(&r.states),
+        opt(&r.solver_queries),
+        opt(&r.solver_time_ms),
+        opt(&r.verify_time_ms),
+        r.wall_time_ms.to_string(),
+        r.cpu_time_ms.to_string(),
+        opt(&r.peak_memory_kib),
+        opt(&r.reason),
+        opt(&r.source),
+    ]
+}
+
+/// RFC 4180 quoting: fields with a comma, quote or line break are quoted.
+fn csv_field(field: &str) -> String {
+    if field.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", field.replace('"', "\"\""))
+    } else {
+        field.to_string()
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A fixed record for schema tests.
+    pub(crate) fn sample_record(task: &str, status: Status, expected: bool) -> Record {
+        let outcome = Outcome::of(Some(expected), status);
+        Record {
+            task: task.to_string(),
+            folder: task.split('/').next().unwrap_or("").to_string(),
+            definition: format!("../shared/svcomp/{task}.yml"),
+            source: Some(format!("../shared/svcomp/{task}.c")),
+            property: "unreach-call".to_string(),
+            expected: Some(expected),
+            data_model: "ilp32".to_string(),
+            strategy: "dpor".to_string(),
+            strategy_used: Some("dpor".to_string()),
+            status,
+            outcome,
+            score: outcome.score(),
+            reason: None,
+            runs: Some(12),
+            partial_runs: Some(3),
+            states: Some(140),
+            solver_queries: Some(20),
+            solver_time_ms: Some(4.5),
+            verify_time_ms: Some(30.0),
+            wall_time_ms: 41,
+            cpu_time_ms: 38,
+            peak_memory_kib: Some(21_000),
+            exit_code: Some(if status == Status::False { 1 } else { 0 }),
+            signal: None,
+        }
+    }
+
+    pub(crate) fn sample_results(records: Vec<Record>) -> Results {
+        Results {
+            schema: SCHEMA.to_string(),
+            schema_version: SCHEMA_VERSION,
+            agx_version: "0.1.0".to_string(),
+            created_unix_s: 1_700_000_000,
+            settings: Settings {
+                timeout_s: 60,
+                memory_mb: Some(4096),
+                jobs: 2,
+                strategies: vec!["dpor".to_string()],
+            },
+            records,
+        }
+    }
+
+    #[test]
+    fn json_schema_snapshot() {
+        let mut timeout = sample_record("pthread/queue", Status::Timeout, false);
+        timeout.reason = Some("killed at the time limit".into());
+        timeout.runs = None;
+        timeout.exit_code = None;
+        let results = sample_results(vec![
+            sample_record("pthread/bigshot_p", Status::False, false),
+            timeout,
+        ]);
+        insta::assert_snapshot!(results.to_json().unwrap());
+    }
+
+    #[test]
+    fn json_round_trip() {
+        let results = sample_results(vec![sample_record("a/b", Status::True, true)]);
+        let text = results.to_json().unwrap();
+        assert_eq!(Results::parse(&text).unwrap(), results);
+    }
+
+    #[test]
+    fn rejects_other_schemas_and_versions() {
+        let results = sample_results(vec![]);
+        let mut value = serde_json::to_value(&results).unwrap();
+        value["schema_version"] = 2.into();
+        let err = Results::parse(&value.to_string()).unwrap_err();
+        assert!(err.to_string().contains("version"), "{err}");
+        assert!(Results::parse("{\"verdict\": \"safe\"}").is_err());
+        assert!(Results::parse("not json").is_err());
+    }
+
+    #[test]
+    fn csv_quotes_and_columns() {
+        let mut r = sample_record("pthread/x", Status::Error, true);
+        r.reason = Some("exit code 2: \"a\", b".into());
+        let csv = sample_results(vec![r]).to_csv();
+        let lines: Vec<_> = csv.lines().collect();
+        assert_eq!(lines.len(), 2);
+        assert!(lines[0].starts_with("task,folder,property,expected"));
+        assert!(
+            lines[1].contains(",\"exit code 2: \"\"a\"\", b\","),
+            "{}",
+            lines[1]
+        );
+        assert!(lines[1].contains(",ERROR,no-verdict,0,"), "{}", lines[1]);
+    }
+}

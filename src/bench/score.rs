@@ -1,0 +1,170 @@
+//! SV-COMP scoring.
+//!
+//! A verdict is compared with the expected one: TRUE on a task whose property holds is
+//! *correct true* (+2), FALSE on a violated one *correct false* (+1), TRUE on a violated
+//! one *wrong true* (−32), FALSE on one that holds *wrong false* (−16). Every other status
+//! (UNKNOWN, ERROR, TIMEOUT, OUT OF MEMORY) scores 0, as in SV-COMP. Tasks with an
+//! unsupported construct or property, and tasks without an expected verdict, are counted
+//! apart and never scored either way.
+
+use super::verify::Status;
+use serde::{Deserialize, Serialize};
+
+/// A verdict judged against the expectation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    CorrectTrue,
+    CorrectFalse,
+    WrongTrue,
+    WrongFalse,
+    /// No verdict: UNKNOWN, ERROR, TIMEOUT or OUT OF MEMORY.
+    NoVerdict,
+    /// An unsupported construct or property.
+    Unsupported,
+    /// A verdict on a task without an expected verdict.
+    NoExpectation,
+}
+
+impl Outcome {
+    /// Judges `status` against `expected` (`Some(true)`: the property holds).
+    pub fn of(expected: Option<bool>, status: Status) -> Outcome {
+        let verdict = match status {
+            Status::True => true,
+            Status::False => false,
+            Status::Unsupported | Status::NotSupported => return Outcome::Unsupported,
+            Status::Unknown | Status::Error | Status::Timeout | Status::OutOfMemory => {
+                return Outcome::NoVerdict
+            }
+        };
+        match (expected, verdict) {
+            (None, _) => Outcome::NoExpectation,
+            (Some(true), true) => Outcome::CorrectTrue,
+            (Some(false), false) => Outcome::CorrectFalse,
+            (Some(false), true) => Outcome::WrongTrue,
+            (Some(true), false) => Outcome::WrongFalse,
+        }
+    }
+
+    /// The SV-COMP score.
+    pub fn score(self) -> i64 {
+        match self {
+            Outcome::CorrectTrue => 2,
+            Outcome::CorrectFalse => 1,
+            Outcome::WrongTrue => -32,
+            Outcome::WrongFalse => -16,
+            Outcome::NoVerdict | Outcome::Unsupported | Outcome::NoExpectation => 0,
+        }
+    }
+
+    pub fn is_wrong(self) -> bool {
+        matches!(self, Outcome::WrongTrue | Outcome::WrongFalse)
+    }
+
+    pub fn is_correct(self) -> bool {
+        matches!(self, Outcome::CorrectTrue | Outcome::CorrectFalse)
+    }
+}
+
+/// Counts and score over a set of tasks.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Tally {
+    pub tasks: u32,
+    pub correct_true: u32,
+    pub correct_false: u32,
+    pub wrong_true: u32,
+    pub wrong_false: u32,
+    /// Status UNKNOWN (verify gave up, naming a bound).
+    pub unknown: u32,
+    pub error: u32,
+    pub timeout: u32,
+    pub out_of_memory: u32,
+    /// Unsupported language construct.
+    pub unsupported: u32,
+    /// Property not checked by agx.
+    pub not_supported: u32,
+    /// A verdict where none was expected.
+    pub no_expectation: u32,
+    pub score: i64,
+}
+
+impl Tally {
+    /// Counts one task.
+    pub fn add(&mut self, expected: Option<bool>, status: Status) {
+        self.tasks += 1;
+        let outcome = Outcome::of(expected, status);
+        self.score += outcome.score();
+        let counter = match (outcome, status) {
+            (Outcome::CorrectTrue, _) => &mut self.correct_true,
+            (Outcome::CorrectFalse, _) => &mut self.correct_false,
+            (Outcome::WrongTrue, _) => &mut self.wrong_true,
+            (Outcome::WrongFalse, _) => &mut self.wrong_false,
+            (Outcome::NoExpectation, _) => &mut self.no_expectation,
+            (_, Status::NotSupported) => &mut self.not_supported,
+            (_, Status::Unsupported) => &mut self.unsupported,
+            (_, Status::Timeout) => &mut self.timeout,
+            (_, Status::OutOfMemory) => &mut self.out_of_memory,
+            (_, Status::Error) => &mut self.error,
+            (_, _) => &mut self.unknown,
+        };
+        *counter += 1;
+    }
+
+    pub fn correct(&self) -> u32 {
+        self.correct_true + self.correct_false
+    }
+
+    pub fn wrong(&self) -> u32 {
+        self.wrong_true + self.wrong_false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outcomes() {
+        use Outcome::*;
+        assert_eq!(Outcome::of(Some(true), Status::True), CorrectTrue);
+        assert_eq!(Outcome::of(Some(false), Status::False), CorrectFalse);
+        assert_eq!(Outcome::of(Some(false), Status::True), WrongTrue);
+        assert_eq!(Outcome::of(Some(true), Status::False), WrongFalse);
+        assert_eq!(Outcome::of(None, Status::False), NoExpectation);
+        assert_eq!(Outcome::of(Some(true), Status::Timeout), NoVerdict);
+        assert_eq!(Outcome::of(Some(false), Status::Unsupported), Unsupported);
+        assert_eq!(Outcome::of(Some(false), Status::NotSupported), Unsupported);
+    }
+
+    #[test]
+    fn sv_comp_score_arithmetic() {
+        let mut t = Tally::default();
+        for _ in 0..3 {
+            t.add(Some(true), Status::True); // +2 each
+        }
+        t.add(Some(false), Status::False); // +1
+        t.add(Some(false), Status::False); // +1
+        t.add(Some(false), Status::True); // -32
+        t.add(Some(true), Status::False); // -16
+        t.add(Some(true), Status::Unknown);
+        t.add(Some(true), Status::Error);
+        t.add(Some(false), Status::Timeout);
+        t.add(Some(false), Status::OutOfMemory);
+        t.add(Some(true), Status::Unsupported);
+        t.add(Some(false), Status::NotSupported);
+        t.add(None, Status::True);
+        assert_eq!(t.score, 3 * 2 + 2 - 32 - 16);
+        assert_eq!(t.tasks, 14);
+        assert_eq!((t.correct_true, t.correct_false), (3, 2));
+        assert_eq!((t.wrong_true, t.wrong_false), (1, 1));
+        assert_eq!(
+            (t.unknown, t.error, t.timeout, t.out_of_memory),
+            (1, 1, 1, 1)
+        );
+        assert_eq!(
+            (t.unsupported, t.not_supported, t.no_expectation),
+            (1, 1, 1)
+        );
+        assert_eq!((t.correct(), t.wrong()), (5, 2));
+    }
+}

@@ -1,0 +1,174 @@
+//! `agx svcomp --property FILE.prp TASK`: one SV-COMP task, answered the way SV-COMP
+//! verifiers answer, so that BenchExec-style runners can call agx.
+//!
+//! Runs `agx verify` on the task's source in a child process (the same contract and limits
+//! as `agx bench`) and prints, as the last line of stdout, one of
+//! `Result: TRUE`, `Result: FALSE(unreach-call)`, `Result: UNKNOWN`; why there is no
+//! verdict goes to stderr. For FALSE, `--witness-out FILE` writes a YAML violation
+//! witness: format 2.0 with the concurrency extension's `thread_id` on every waypoint
+//! (see `crate::bench::witness` for the exact shape).
+//!
+//! Exit code: 0 when a verdict line (TRUE, FALSE or UNKNOWN) was printed, 2 when agx
+//! verify failed (the line is then `Result: UNKNOWN`) or the witness could not be written.
+
+use crate::bench::child::{self, Limits};
+use crate::bench::task::{resolve_source, Definition, Property};
+use crate::bench::verify::{self, Status, VerifyCall};
+use crate::bench::witness::{self, WitnessTask};
+use analysis::ir::DataModel;
+use anyhow::{anyhow, Context, Result};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(clap::Args)]
+#[command(after_help = "\
+Prints `Result: TRUE`, `Result: FALSE(unreach-call)` or `Result: UNKNOWN` as the last line of \
+stdout. Supported property: unreach-call (CHECK( init(main()), LTL(G ! call(reach_error())) )); \
+others answer UNKNOWN. Witness: YAML violation witness, format 2.0 (entry violation_sequence; \
+one segment per schedule step with an `assumption` waypoint, `function_return` waypoints with \
+`\\result == v` for nondeterministic inputs, a final `target` waypoint), each waypoint with the \
+`thread_id` of the concurrency extension (0 = main, then creation order).\n\
+Exit code: 0 verdict printed, 2 error.")]
+pub struct Args {
+    /// The SV-COMP property file.
+    #[arg(long, value_name = "FILE.prp")]
+    pub property: PathBuf,
+    /// The task: an SV-COMP task definition (`.yml`) or a C source (`.c`, `.i`).
+    #[arg(value_name = "TASK")]
+    pub task: PathBuf,
+    /// Data model; default: the definition's, ILP32 for a source or a definition without one.
+    #[arg(long, value_name = "ilp32|lp64")]
+    pub data_model: Option<DataModel>,
+    /// Exploration strategy (verify's default when absent).
+    #[arg(long, value_name = "S")]
+    pub strategy: Option<String>,
+    /// Time limit in seconds.
+    #[arg(long, default_value_t = 900, value_name = "SECS")]
+    pub timeout: u64,
+    /// Memory (address-space) limit in MiB; 0 for none (runners usually enforce their own).
+    #[arg(long, default_value_t = 0, value_name = "MIB")]
+    pub memory: u64,
+    /// Where to write the YAML violation witness when the result is FALSE.
+    #[arg(long, value_name = "FILE")]
+    pub witness_out: Option<PathBuf>,
+    /// The program run as `PROGRAM verify ...` (default: this agx). For tests.
+    #[arg(long, hide = true, value_name = "PROGRAM")]
+    pub agx_command: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let specification = std::fs::read_to_string(&args.property)
+        .with_context(|| format!("reading {}", args.property.display()))?;
+    let property = Property::from_text(&specification).unwrap_or_else(|| {
+        Property::Other(args.property.file_stem().map_or_else(
+            || args.property.display().to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        ))
+    });
+    let (source, task_data_model) = source_of(&args.task)?;
+    let data_model = args.data_model.unwrap_or(task_data_model);
+    if !property.is_checked() {
+        eprintln!("agx: property {property} is not supported");
+        println!("Result: UNKNOWN");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let call = VerifyCall {
+        source: &source,
+        data_model,
+        strategy: args.strategy.as_deref(),
+        timeout_secs: args.timeout,
+        extra_args: &[],
+    };
+    let program = match &args.agx_command {
+        Some(p) => p.clone().into_os_string(),
+        None => std::env::current_exe()
+            .context("locating the agx executable")?
+            .into_os_string(),
+    };
+    let memory_bytes = (args.memory > 0).then(|| args.memory.saturating_mul(1 << 20));
+    let limit = Duration::from_secs(args.timeout);
+    let limits = Limits {
+        wall: limit + Duration::from_secs(2) + limit / 10,
+        memory_bytes,
+    };
+    let finished = child::run(call.command(&program), limits)
+        .with_context(|| format!("running {}", program.to_string_lossy()))?;
+    eprint!("{}", finished.stderr);
+    let judged = verify::judge(&finished, memory_bytes);
+    let reason = judged.reason.clone().unwrap_or_default();
+    match judged.status {
+        Status::True => println!("Result: TRUE"),
+        Status::False => {
+            let written = args
+                .witness_out
+                .as_deref()
+                .map(|path| write_witness(path, &source, &specification, data_model, &judged));
+            println!("Result: FALSE({})", property.name());
+            if let Some(Err(e)) = written {
+                eprintln!("error: witness not written: {e:#}");
+                return Ok(ExitCode::from(2));
+            }
+        }
+        Status::Error => {
+            eprintln!("agx: agx verify failed: {reason}");
+            println!("Result: UNKNOWN");
+            return Ok(ExitCode::from(2));
+        }
+        other => {
+            eprintln!("agx: {}: {reason}", other.label());
+            println!("Result: UNKNOWN");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The source and data model of a task given as a definition or as a source.
+fn source_of(task: &Path) -> Result<(PathBuf, DataModel)> {
+    let is_definition = task.extension().is_some_and(|e| e == "yml" || e == "yaml");
+    if !is_definition {
+        if !task.is_file() {
+            return Err(anyhow!("{}: no such file", task.display()));
+        }
+        return Ok((task.to_path_buf(), DataModel::Ilp32));
+    }
+    let text =
+        std::fs::read_to_string(task).with_context(|| format!("reading {}", task.display()))?;
+    let at = |e: String| anyhow!("{}: {e}", task.display());
+    let definition = Definition::parse(&text).map_err(at)?;
+    let dir = task.parent().unwrap_or(Path::new("."));
+    let name = definition.input_file().map_err(at)?;
+    let source = resolve_source(dir, name, Path::exists).map_err(at)?;
+    Ok((source, definition.data_model().map_err(at)?))
+}
+
+fn write_witness(
+    path: &Path,
+    source: &Path,
+    specification: &str,
+    data_model: DataModel,
+    judged: &verify::Judged,
+) -> Result<()> {
+    let output = judged
+        .output
+        .as_ref()
+        .ok_or_else(|| anyhow!("verify gave no output"))?;
+    let violation = output
+        .violation
+        .as_ref()
+        .ok_or_else(|| anyhow!("verify's output has no `violation`"))?;
+    let steps = output
+        .witness
+        .as_ref()
+        .ok_or_else(|| anyhow!("verify's output has no `witness`"))?;
+    let task = WitnessTask {
+        input_file: source,
+        specification,
+        data_model: match data_model {
+            DataModel::Ilp32 => "ILP32",
+            DataModel::Lp64 => "LP64",
+        },
+    };
+    let yaml = witness::violation_witness(&task, violation, steps)?;
+    std::fs::write(path, yaml).with_context(|| format!("writing {}", path.display()))
+}
