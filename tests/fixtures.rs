@@ -89,6 +89,11 @@ fn directives_without_run_lines_make_one_case() {
     let case = &d.cases[0];
     assert!(case.args.is_empty());
     assert_eq!(case.expect, Expect::Ok);
+    let multi = fixture::parse("// agx-expect: violation  null dereference\n").unwrap();
+    assert_eq!(
+        multi.cases[0].expect,
+        Expect::Violation("null dereference".into())
+    );
     assert_eq!(case.expected_stdout(), "a b\n\n");
 }
 

@@ -170,22 +170,18 @@ fn apply(
     Ok(())
 }
 
+/// `ok`, `error`, or `violation KIND` where KIND may have several words
+/// (`null dereference`).
 fn parse_expect(value: &str) -> Result<Expect, String> {
-    let mut words = value.split_whitespace();
-    let expect = match (words.next(), words.next()) {
-        (Some("ok"), None) => Expect::Ok,
-        (Some("error"), None) => Expect::Error,
-        (Some("violation"), Some(kind)) => Expect::Violation(kind.to_string()),
-        _ => {
-            return Err(format!(
-                "bad `agx-expect: {value}` (ok | violation KIND | error)"
-            ))
-        }
-    };
-    if words.next().is_some() {
-        return Err(format!("bad `agx-expect: {value}`: extra words"));
+    let words: Vec<&str> = value.split_whitespace().collect();
+    match words.as_slice() {
+        ["ok"] => Ok(Expect::Ok),
+        ["error"] => Ok(Expect::Error),
+        ["violation", kind @ ..] if !kind.is_empty() => Ok(Expect::Violation(kind.join(" "))),
+        _ => Err(format!(
+            "bad `agx-expect: {value}` (ok | violation KIND | error)"
+        )),
     }
-    Ok(expect)
 }
 
 /// True if `text` names `file_name:line` (the file name possibly after a directory, the
