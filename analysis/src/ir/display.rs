@@ -69,7 +69,12 @@ fn render_function(
         flags.push_str(" variadic");
     }
     if !f.is_defined() {
-        let _ = writeln!(out, "extern fn {}({}){ret}{flags}", f.name, params.join(", "));
+        let _ = writeln!(
+            out,
+            "extern fn {}({}){ret}{flags}",
+            f.name,
+            params.join(", ")
+        );
         return;
     }
     let head = format!("fn {}({}){ret}{flags}", f.name, params.join(", "));
@@ -81,7 +86,11 @@ fn render_function(
             let text = format!("    {:<5}{}", s.id.to_string(), stmt_text(p, f, &s.kind));
             emit(p, s.span, text, source_line, &mut last_line, out);
         }
-        let text = format!("    {:<5}{}", b.term.id.to_string(), term_text(p, f, &b.term.kind));
+        let text = format!(
+            "    {:<5}{}",
+            b.term.id.to_string(),
+            term_text(p, f, &b.term.kind)
+        );
         emit(p, b.term.span, text, source_line, &mut last_line, out);
     }
 }
@@ -147,12 +156,23 @@ fn operand(p: &Program, o: &Operand) -> String {
 /// The text of one statement, as `agx ir` prints it.
 pub fn stmt_text(p: &Program, f: &Function, k: &StmtKind) -> String {
     let op = |o: &Operand| operand_in(p, f, o);
-    let dst = |d: &Option<RegId>| d.map(|r| format!("{} = ", reg_name(f, r))).unwrap_or_default();
+    let dst = |d: &Option<RegId>| {
+        d.map(|r| format!("{} = ", reg_name(f, r)))
+            .unwrap_or_default()
+    };
     match k {
-        StmtKind::Assign { dst, value } => format!("{} = {}", reg_name(f, *dst), rvalue(p, f, value)),
-        StmtKind::Load { dst, addr, ty } => format!("{} = load {ty} {}", reg_name(f, *dst), op(addr)),
+        StmtKind::Assign { dst, value } => {
+            format!("{} = {}", reg_name(f, *dst), rvalue(p, f, value))
+        }
+        StmtKind::Load { dst, addr, ty } => {
+            format!("{} = load {ty} {}", reg_name(f, *dst), op(addr))
+        }
         StmtKind::Store { addr, value, ty } => format!("store {ty} {} <- {}", op(addr), op(value)),
-        StmtKind::Call { dst: d, callee, args } => {
+        StmtKind::Call {
+            dst: d,
+            callee,
+            args,
+        } => {
             let c = match callee {
                 Callee::Direct(id) => p.function(*id).name.clone(),
                 Callee::Indirect(o) => format!("(*{})", op(o)),
@@ -162,7 +182,9 @@ pub fn stmt_text(p: &Program, f: &Function, k: &StmtKind) -> String {
         }
         StmtKind::Sync { dst: d, op: s } => {
             let a: Vec<String> = s.operands().into_iter().map(op).collect();
-            format!("{}{} {}", dst(d), s.name(), a.join(", ")).trim_end().to_string()
+            format!("{}{} {}", dst(d), s.name(), a.join(", "))
+                .trim_end()
+                .to_string()
         }
         StmtKind::Nondet { dst, ty } => format!("{} = nondet {ty}", reg_name(f, *dst)),
         StmtKind::Assume { cond } => format!("assume {}", op(cond)),
@@ -171,7 +193,11 @@ pub fn stmt_text(p: &Program, f: &Function, k: &StmtKind) -> String {
             format!("{} = {which} {}", reg_name(f, *dst), op(size))
         }
         StmtKind::Free { ptr } => format!("free {}", op(ptr)),
-        StmtKind::Print { dst: d, format, args } => {
+        StmtKind::Print {
+            dst: d,
+            format,
+            args,
+        } => {
             let fmt: String = format
                 .iter()
                 .map(|piece| match piece {
@@ -180,9 +206,15 @@ pub fn stmt_text(p: &Program, f: &Function, k: &StmtKind) -> String {
                 })
                 .collect();
             let a: Vec<String> = args.iter().map(op).collect();
-            format!("{}printf \"{fmt}\" {}", dst(d), a.join(", ")).trim_end().to_string()
+            format!("{}printf \"{fmt}\" {}", dst(d), a.join(", "))
+                .trim_end()
+                .to_string()
         }
-        StmtKind::Havoc { dst: d, ty, function } => format!("{}havoc {ty} /* {function} */", dst(d)),
+        StmtKind::Havoc {
+            dst: d,
+            ty,
+            function,
+        } => format!("{}havoc {ty} /* {function} */", dst(d)),
     }
 }
 
@@ -198,11 +230,18 @@ fn rvalue(p: &Program, f: &Function, v: &Rvalue) -> String {
             };
             format!("{s}{ty} {}", op(arg))
         }
-        Rvalue::Binary { op: b, ty, lhs, rhs } => {
+        Rvalue::Binary {
+            op: b,
+            ty,
+            lhs,
+            rhs,
+        } => {
             format!("{} {}{ty} {}", op(lhs), b.symbol(), op(rhs))
         }
         Rvalue::Cast { from, to, arg } => format!("cast {from}->{to} {}", op(arg)),
-        Rvalue::PtrAdd { base, index, scale, .. } => {
+        Rvalue::PtrAdd {
+            base, index, scale, ..
+        } => {
             format!("{} + {}*{scale}", op(base), op(index))
         }
         Rvalue::PtrDiff { lhs, rhs, scale } => format!("({} - {})/{scale}", op(lhs), op(rhs)),
@@ -214,7 +253,11 @@ fn term_text(p: &Program, f: &Function, k: &TermKind) -> String {
     let op = |o: &Operand| operand_in(p, f, o);
     match k {
         TermKind::Goto(b) => format!("goto {b}"),
-        TermKind::Branch { cond, then_bb, else_bb } => {
+        TermKind::Branch {
+            cond,
+            then_bb,
+            else_bb,
+        } => {
             format!("if {} then {then_bb} else {else_bb}", op(cond))
         }
         TermKind::Return(None) => "return".into(),

@@ -56,7 +56,9 @@ impl std::str::FromStr for DataModel {
         match s.to_ascii_lowercase().as_str() {
             "ilp32" => Ok(DataModel::Ilp32),
             "lp64" => Ok(DataModel::Lp64),
-            other => Err(format!("unknown data model `{other}` (expected ilp32 or lp64)")),
+            other => Err(format!(
+                "unknown data model `{other}` (expected ilp32 or lp64)"
+            )),
         }
     }
 }
@@ -132,12 +134,30 @@ pub enum Scalar {
 }
 
 impl Scalar {
-    pub const I8: Scalar = Scalar::Int { bits: 8, signed: true };
-    pub const U8: Scalar = Scalar::Int { bits: 8, signed: false };
-    pub const I32: Scalar = Scalar::Int { bits: 32, signed: true };
-    pub const U32: Scalar = Scalar::Int { bits: 32, signed: false };
-    pub const I64: Scalar = Scalar::Int { bits: 64, signed: true };
-    pub const U64: Scalar = Scalar::Int { bits: 64, signed: false };
+    pub const I8: Scalar = Scalar::Int {
+        bits: 8,
+        signed: true,
+    };
+    pub const U8: Scalar = Scalar::Int {
+        bits: 8,
+        signed: false,
+    };
+    pub const I32: Scalar = Scalar::Int {
+        bits: 32,
+        signed: true,
+    };
+    pub const U32: Scalar = Scalar::Int {
+        bits: 32,
+        signed: false,
+    };
+    pub const I64: Scalar = Scalar::Int {
+        bits: 64,
+        signed: true,
+    };
+    pub const U64: Scalar = Scalar::Int {
+        bits: 64,
+        signed: false,
+    };
 
     /// Width in bits under a data model.
     pub fn bits(self, dm: DataModel) -> u8 {
@@ -160,7 +180,10 @@ impl fmt::Display for Scalar {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Scalar::Int { bits, signed: true } => write!(f, "i{bits}"),
-            Scalar::Int { bits, signed: false } => write!(f, "u{bits}"),
+            Scalar::Int {
+                bits,
+                signed: false,
+            } => write!(f, "u{bits}"),
             Scalar::Ptr => write!(f, "ptr"),
         }
     }
@@ -172,12 +195,18 @@ pub enum Operand {
     Reg(RegId),
     /// An integer constant; `bits` holds the value's two's-complement bits truncated to the
     /// width of `ty`.
-    Int { bits: u64, ty: Scalar },
+    Int {
+        bits: u64,
+        ty: Scalar,
+    },
     /// The null pointer.
     Null,
     /// The address of a static object plus a byte offset. For a stack slot the address is
     /// that of the slot in the *current* activation of the function owning it.
-    Addr { obj: ObjId, offset: u64 },
+    Addr {
+        obj: ObjId,
+        offset: u64,
+    },
     /// The address of a function.
     Func(FuncId),
 }
@@ -188,7 +217,10 @@ impl Operand {
             Scalar::Int { bits, .. } => bits,
             Scalar::Ptr => 64,
         };
-        Operand::Int { bits: truncate(value as u64, bits), ty }
+        Operand::Int {
+            bits: truncate(value as u64, bits),
+            ty,
+        }
     }
 
     pub fn as_reg(&self) -> Option<RegId> {
@@ -286,19 +318,41 @@ impl BinOp {
 pub enum Rvalue {
     Use(Operand),
     /// `op x` where `ty` is the operand type (after C's integer promotions).
-    Unary { op: UnOp, ty: Scalar, arg: Operand },
+    Unary {
+        op: UnOp,
+        ty: Scalar,
+        arg: Operand,
+    },
     /// `lhs op rhs`, both operands already converted to `ty` (C's usual arithmetic
     /// conversions are explicit [`Rvalue::Cast`]s). `ty` is `Ptr` only for comparisons.
-    Binary { op: BinOp, ty: Scalar, lhs: Operand, rhs: Operand },
+    Binary {
+        op: BinOp,
+        ty: Scalar,
+        lhs: Operand,
+        rhs: Operand,
+    },
     /// Conversion of `arg` (of type `from`) to `to`: truncation, sign or zero extension,
     /// integer to pointer and back. Conversion to `_Bool` is an explicit `!= 0`.
-    Cast { from: Scalar, to: Scalar, arg: Operand },
+    Cast {
+        from: Scalar,
+        to: Scalar,
+        arg: Operand,
+    },
     /// `base + index * scale` bytes: pointer arithmetic and member/element addresses.
     /// `index` is a signed integer of type `index_ty`.
-    PtrAdd { base: Operand, index: Operand, index_ty: Scalar, scale: u64 },
+    PtrAdd {
+        base: Operand,
+        index: Operand,
+        index_ty: Scalar,
+        scale: u64,
+    },
     /// `(lhs - rhs) / scale` for two pointers into the same object, as a signed integer of
     /// the pointer width.
-    PtrDiff { lhs: Operand, rhs: Operand, scale: u64 },
+    PtrDiff {
+        lhs: Operand,
+        rhs: Operand,
+        scale: u64,
+    },
     /// The value of a scalar local read before any write. The engines decide what it is
     /// (zero, or an input when uninitialized locals are treated as nondeterministic).
     Uninit(Scalar),
@@ -317,22 +371,50 @@ pub enum Callee {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub enum SyncOp {
     /// `pthread_create(handle, attr, func, arg)`: stores the new thread's id at `handle`.
-    ThreadCreate { handle: Operand, func: Operand, arg: Operand },
+    ThreadCreate {
+        handle: Operand,
+        func: Operand,
+        arg: Operand,
+    },
     /// `pthread_join(thread, result)`: waits for thread id `thread`; stores its return
     /// value at `result` unless `result` is null.
-    ThreadJoin { thread: Operand, result: Operand },
-    MutexInit { mutex: Operand },
-    MutexLock { mutex: Operand },
-    MutexUnlock { mutex: Operand },
+    ThreadJoin {
+        thread: Operand,
+        result: Operand,
+    },
+    MutexInit {
+        mutex: Operand,
+    },
+    MutexLock {
+        mutex: Operand,
+    },
+    MutexUnlock {
+        mutex: Operand,
+    },
     /// Takes the mutex if free; the statement's `dst` gets 0 on success, `EBUSY` otherwise.
-    MutexTryLock { mutex: Operand },
-    MutexDestroy { mutex: Operand },
-    CondInit { cond: Operand },
+    MutexTryLock {
+        mutex: Operand,
+    },
+    MutexDestroy {
+        mutex: Operand,
+    },
+    CondInit {
+        cond: Operand,
+    },
     /// Releases `mutex`, waits for a signal on `cond`, re-acquires `mutex`.
-    CondWait { cond: Operand, mutex: Operand },
-    CondSignal { cond: Operand },
-    CondBroadcast { cond: Operand },
-    CondDestroy { cond: Operand },
+    CondWait {
+        cond: Operand,
+        mutex: Operand,
+    },
+    CondSignal {
+        cond: Operand,
+    },
+    CondBroadcast {
+        cond: Operand,
+    },
+    CondDestroy {
+        cond: Operand,
+    },
     /// Start of an atomic section (`__VERIFIER_atomic_begin`, or entry of a function named
     /// `__VERIFIER_atomic_*`); sections nest.
     AtomicBegin,
@@ -388,7 +470,10 @@ pub enum FormatPiece {
     Text(String),
     /// A conversion (`d`, `u`, `x`, `X`, `s`, `c`, `p`) applied to the next argument of
     /// type `arg`; `long` and `long long` are folded into the argument type.
-    Conv { conv: char, arg: Scalar },
+    Conv {
+        conv: char,
+        arg: Scalar,
+    },
 }
 
 /// The class of an event in the papers' terms.
@@ -407,28 +492,65 @@ pub enum EventClass {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub enum StmtKind {
     /// `dst = value` (alpha).
-    Assign { dst: RegId, value: Rvalue },
+    Assign {
+        dst: RegId,
+        value: Rvalue,
+    },
     /// `dst = *addr` reading a scalar of type `ty` (gamma-I read).
-    Load { dst: RegId, addr: Operand, ty: Scalar },
+    Load {
+        dst: RegId,
+        addr: Operand,
+        ty: Scalar,
+    },
     /// `*addr = value` writing a scalar of type `ty` (gamma-I write).
-    Store { addr: Operand, value: Operand, ty: Scalar },
+    Store {
+        addr: Operand,
+        value: Operand,
+        ty: Scalar,
+    },
     /// A call of a function with a body (or, through a pointer, of any function).
-    Call { dst: Option<RegId>, callee: Callee, args: Vec<Operand> },
+    Call {
+        dst: Option<RegId>,
+        callee: Callee,
+        args: Vec<Operand>,
+    },
     /// A synchronization (gamma-II). `dst` receives the C return value (0, or EBUSY).
-    Sync { dst: Option<RegId>, op: SyncOp },
+    Sync {
+        dst: Option<RegId>,
+        op: SyncOp,
+    },
     /// `dst = __VERIFIER_nondet_*()`: an input.
-    Nondet { dst: RegId, ty: Scalar },
+    Nondet {
+        dst: RegId,
+        ty: Scalar,
+    },
     /// `__VERIFIER_assume(cond)`: executions where `cond` is zero are discarded.
-    Assume { cond: Operand },
+    Assume {
+        cond: Operand,
+    },
     /// `dst = malloc(size)` / `calloc` (`zeroed`): a new heap object, allocated per
     /// execution of this statement (its allocation site).
-    Alloc { dst: RegId, size: Operand, zeroed: bool },
-    Free { ptr: Operand },
+    Alloc {
+        dst: RegId,
+        size: Operand,
+        zeroed: bool,
+    },
+    Free {
+        ptr: Operand,
+    },
     /// `printf(format, args...)`; `dst` gets the number of characters printed.
-    Print { dst: Option<RegId>, format: Vec<FormatPiece>, args: Vec<Operand> },
+    Print {
+        dst: Option<RegId>,
+        format: Vec<FormatPiece>,
+        args: Vec<Operand>,
+    },
     /// A call of an external function without a body: its result is unconstrained.
     /// The front end warns about each such function once.
-    Havoc { dst: Option<RegId>, ty: Scalar, function: String },
+    Havoc {
+        dst: Option<RegId>,
+        ty: Scalar,
+        function: String,
+    },
 }
 
 impl StmtKind {
@@ -479,6 +601,67 @@ impl StmtKind {
     }
 }
 
+impl StmtKind {
+    /// Calls `f` on every operand the statement reads (for rewriting passes).
+    pub fn for_each_operand_mut(&mut self, f: &mut dyn FnMut(&mut Operand)) {
+        match self {
+            StmtKind::Assign { value, .. } => value.for_each_operand_mut(f),
+            StmtKind::Load { addr, .. } => f(addr),
+            StmtKind::Store { addr, value, .. } => {
+                f(addr);
+                f(value);
+            }
+            StmtKind::Call { callee, args, .. } => {
+                if let Callee::Indirect(op) = callee {
+                    f(op);
+                }
+                args.iter_mut().for_each(f);
+            }
+            StmtKind::Sync { op, .. } => match op {
+                SyncOp::ThreadCreate { handle, func, arg } => {
+                    f(handle);
+                    f(func);
+                    f(arg);
+                }
+                SyncOp::ThreadJoin { thread, result } => {
+                    f(thread);
+                    f(result);
+                }
+                SyncOp::MutexInit { mutex }
+                | SyncOp::MutexLock { mutex }
+                | SyncOp::MutexUnlock { mutex }
+                | SyncOp::MutexTryLock { mutex }
+                | SyncOp::MutexDestroy { mutex } => f(mutex),
+                SyncOp::CondInit { cond }
+                | SyncOp::CondSignal { cond }
+                | SyncOp::CondBroadcast { cond }
+                | SyncOp::CondDestroy { cond } => f(cond),
+                SyncOp::CondWait { cond, mutex } => {
+                    f(cond);
+                    f(mutex);
+                }
+                SyncOp::AtomicBegin | SyncOp::AtomicEnd => {}
+            },
+            StmtKind::Nondet { .. } | StmtKind::Havoc { .. } => {}
+            StmtKind::Assume { cond } => f(cond),
+            StmtKind::Alloc { size, .. } => f(size),
+            StmtKind::Free { ptr } => f(ptr),
+            StmtKind::Print { args, .. } => args.iter_mut().for_each(f),
+        }
+    }
+}
+
+impl TermKind {
+    /// Calls `f` on every operand the terminator reads.
+    pub fn for_each_operand_mut(&mut self, f: &mut dyn FnMut(&mut Operand)) {
+        match self {
+            TermKind::Branch { cond, .. } => f(cond),
+            TermKind::Return(Some(v)) | TermKind::ThreadExit(v) | TermKind::Exit(v) => f(v),
+            _ => {}
+        }
+    }
+}
+
 impl Rvalue {
     pub fn operands(&self) -> Vec<&Operand> {
         match self {
@@ -488,6 +671,21 @@ impl Rvalue {
             Rvalue::Binary { lhs, rhs, .. } | Rvalue::PtrDiff { lhs, rhs, .. } => vec![lhs, rhs],
             Rvalue::PtrAdd { base, index, .. } => vec![base, index],
             Rvalue::Uninit(_) => vec![],
+        }
+    }
+
+    pub fn for_each_operand_mut(&mut self, f: &mut dyn FnMut(&mut Operand)) {
+        match self {
+            Rvalue::Use(a) | Rvalue::Unary { arg: a, .. } | Rvalue::Cast { arg: a, .. } => f(a),
+            Rvalue::Binary { lhs, rhs, .. } | Rvalue::PtrDiff { lhs, rhs, .. } => {
+                f(lhs);
+                f(rhs);
+            }
+            Rvalue::PtrAdd { base, index, .. } => {
+                f(base);
+                f(index);
+            }
+            Rvalue::Uninit(_) => {}
         }
     }
 }
@@ -522,7 +720,11 @@ impl fmt::Display for Failure {
 pub enum TermKind {
     Goto(BlockId),
     /// Branch on a register or constant: `then_bb` when non-zero (a beta event).
-    Branch { cond: Operand, then_bb: BlockId, else_bb: BlockId },
+    Branch {
+        cond: Operand,
+        then_bb: BlockId,
+        else_bb: BlockId,
+    },
     Return(Option<Operand>),
     /// The end of the calling thread (`pthread_exit`, or the return of a thread function).
     ThreadExit(Operand),
@@ -540,7 +742,9 @@ impl TermKind {
     pub fn successors(&self) -> Vec<BlockId> {
         match self {
             TermKind::Goto(b) => vec![*b],
-            TermKind::Branch { then_bb, else_bb, .. } => vec![*then_bb, *else_bb],
+            TermKind::Branch {
+                then_bb, else_bb, ..
+            } => vec![*then_bb, *else_bb],
             _ => vec![],
         }
     }
@@ -616,7 +820,9 @@ pub enum ObjectKind {
     StringLiteral,
     /// A local of `func` that lives in memory (address taken, or an aggregate); one
     /// instance per activation.
-    StackSlot { func: FuncId },
+    StackSlot {
+        func: FuncId,
+    },
 }
 
 /// One scalar of a static initializer.

@@ -1,0 +1,579 @@
+//! Calls agx knows the meaning of: pthreads, the SV-COMP `__VERIFIER_*` interface,
+//! assertions, and the few libc functions the engines model (allocation, printf, exit).
+//! Calls of other functions without a body become havoc (with a warning) when that is
+//! sound, and are rejected when the function could write memory through a pointer or
+//! synchronize threads in a way agx does not model.
+
+use super::expr::Val;
+use super::func::FnBuilder;
+use super::types::{CType, FuncType, IntType};
+use super::{LResult, Lowerer, Symbol};
+use crate::ir::*;
+use lang_c::ast::*;
+use lang_c::span::Node;
+
+/// Functions that are rejected outright: their semantics cannot be approximated.
+const UNSUPPORTED: &[&str] = &[
+    "setjmp",
+    "_setjmp",
+    "__sigsetjmp",
+    "sigsetjmp",
+    "longjmp",
+    "_longjmp",
+    "siglongjmp",
+    "__builtin_setjmp",
+    "__builtin_longjmp",
+    "fork",
+    "signal",
+    "sigaction",
+    "alloca",
+    "__builtin_alloca",
+    "realloc",
+];
+
+/// External functions that are harmless to treat as havoc even though they take
+/// pointers: attribute objects that only configure defaults agx already assumes.
+const HARMLESS: &[&str] = &[
+    "pthread_attr_init",
+    "pthread_attr_destroy",
+    "pthread_attr_setdetachstate",
+    "pthread_attr_setstacksize",
+    "pthread_mutexattr_init",
+    "pthread_mutexattr_destroy",
+    "pthread_condattr_init",
+    "pthread_condattr_destroy",
+    "fflush",
+];
+
+impl FnBuilder<'_, '_> {
+    /// Lowers `name(args)` if `name` is a built-in; `None` for ordinary calls.
+    pub fn builtin_call(
+        &mut self,
+        name: &str,
+        c: &Node<CallExpression>,
+        user_defined: bool,
+    ) -> LResult<Option<Val>> {
+        let args = &c.node.arguments;
+        self.at(c.span);
+        let sync = |op: SyncOp| Some(BuiltinKind::Sync(op));
+        let kind = match name {
+            "pthread_create" => {
+                let [h, _attr, f, a] = self.args_n::<4>(name, c)?;
+                sync(SyncOp::ThreadCreate {
+                    handle: h,
+                    func: f,
+                    arg: a,
+                })
+            }
+            "pthread_join" => {
+                let [t, r] = self.args_n::<2>(name, c)?;
+                sync(SyncOp::ThreadJoin {
+                    thread: t,
+                    result: r,
+                })
+            }
+            "pthread_exit" => {
+                let [v] = self.args_n::<1>(name, c)?;
+                self.terminate(TermKind::ThreadExit(v));
+                return Ok(Some(void_val()));
+            }
+            "pthread_mutex_init" => {
+                self.one_of::<2>(name, c, |m| SyncOp::MutexInit { mutex: m })?
+            }
+            "pthread_mutex_lock" => {
+                self.one_of::<1>(name, c, |m| SyncOp::MutexLock { mutex: m })?
+            }
+            "pthread_mutex_unlock" => {
+                self.one_of::<1>(name, c, |m| SyncOp::MutexUnlock { mutex: m })?
+            }
+            "pthread_mutex_trylock" => {
+                self.one_of::<1>(name, c, |m| SyncOp::MutexTryLock { mutex: m })?
+            }
+            "pthread_mutex_destroy" => {
+                self.one_of::<1>(name, c, |m| SyncOp::MutexDestroy { mutex: m })?
+            }
+            "pthread_cond_init" => self.one_of::<2>(name, c, |x| SyncOp::CondInit { cond: x })?,
+            "pthread_cond_signal" => {
+                self.one_of::<1>(name, c, |x| SyncOp::CondSignal { cond: x })?
+            }
+            "pthread_cond_broadcast" => {
+                self.one_of::<1>(name, c, |x| SyncOp::CondBroadcast { cond: x })?
+            }
+            "pthread_cond_destroy" => {
+                self.one_of::<1>(name, c, |x| SyncOp::CondDestroy { cond: x })?
+            }
+            "pthread_cond_wait" => {
+                let [cv, m] = self.args_n::<2>(name, c)?;
+                sync(SyncOp::CondWait { cond: cv, mutex: m })
+            }
+            "__VERIFIER_atomic_begin" => sync(SyncOp::AtomicBegin),
+            "__VERIFIER_atomic_end" => sync(SyncOp::AtomicEnd),
+            "__VERIFIER_assume" => {
+                let [cond] = self.args_n::<1>(name, c)?;
+                self.emit(StmtKind::Assume { cond });
+                return Ok(Some(void_val()));
+            }
+            "__VERIFIER_error" | "reach_error" => {
+                self.terminate(TermKind::Error(Failure::ReachError));
+                return Ok(Some(void_val()));
+            }
+            "__assert_fail" | "__assert_perror_fail" | "__assert" => {
+                let expr = match args.first().map(|a| &a.node) {
+                    Some(Expression::StringLiteral(s)) => {
+                        let b = super::consts::string_bytes(self.l, &s.node, s.span)?;
+                        String::from_utf8_lossy(&b[..b.len() - 1]).into_owned()
+                    }
+                    _ => String::new(),
+                };
+                self.terminate(TermKind::Error(Failure::Assertion { expr }));
+                return Ok(Some(void_val()));
+            }
+            "assert" if !user_defined => {
+                let [cond] = self.args_n::<1>(name, c)?;
+                let text = self.source_text(&args[0]);
+                let ok = self.new_block();
+                let fail = self.new_block();
+                self.branch(cond, ok, fail);
+                self.switch_to(fail);
+                self.terminate(TermKind::Error(Failure::Assertion { expr: text }));
+                self.switch_to(ok);
+                return Ok(Some(void_val()));
+            }
+            "abort" => {
+                self.terminate(TermKind::Abort);
+                return Ok(Some(void_val()));
+            }
+            "exit" | "_exit" | "_Exit" => {
+                let [code] = self.args_n::<1>(name, c)?;
+                self.terminate(TermKind::Exit(code));
+                return Ok(Some(void_val()));
+            }
+            "malloc" => {
+                let [size] = self.args_n::<1>(name, c)?;
+                return Ok(Some(self.alloc(size, false)));
+            }
+            "calloc" => {
+                let [n, size] = self.args_n::<2>(name, c)?;
+                let st = self.l.layout().size_t().scalar().expect("size_t");
+                let total = self.assign_tmp(
+                    st,
+                    Rvalue::Binary {
+                        op: BinOp::Mul,
+                        ty: st,
+                        lhs: n,
+                        rhs: size,
+                    },
+                );
+                return Ok(Some(self.alloc(total, true)));
+            }
+            "free" => {
+                let [ptr] = self.args_n::<1>(name, c)?;
+                self.emit(StmtKind::Free { ptr });
+                return Ok(Some(void_val()));
+            }
+            "printf" => return self.printf(c, 0).map(Some),
+            // The stream is evaluated and ignored: agx has one output.
+            "fprintf" => return self.printf(c, 1).map(Some),
+            "puts" | "putchar" => return self.puts(name, c).map(Some),
+            "__builtin_expect" => {
+                let v = self.rvalue(&args[0])?;
+                return Ok(Some(v));
+            }
+            _ if name.starts_with("__VERIFIER_nondet_") => {
+                return self.nondet(name, c).map(Some);
+            }
+            _ => None,
+        };
+        match kind {
+            Some(BuiltinKind::Sync(op)) => {
+                let dst = self.new_reg(None, Scalar::I32);
+                self.emit(StmtKind::Sync { dst: Some(dst), op });
+                Ok(Some(Val {
+                    op: Operand::Reg(dst),
+                    ty: CType::int(),
+                }))
+            }
+            None if user_defined => Ok(None),
+            None => self.external_call(name, c),
+        }
+    }
+
+    /// Evaluates exactly `N` arguments of a built-in, converted to their natural types
+    /// (integers promoted, pointers as they are).
+    fn args_n<const N: usize>(
+        &mut self,
+        name: &str,
+        c: &Node<CallExpression>,
+    ) -> LResult<[Operand; N]> {
+        let args = &c.node.arguments;
+        if args.len() != N {
+            return self.l.invalid(
+                c.span,
+                format!("`{name}` takes {N} arguments, {} given", args.len()),
+            );
+        }
+        let mut out = Vec::with_capacity(N);
+        for a in args {
+            let v = self.rvalue(a)?;
+            let ty = match &v.ty {
+                CType::Int(it) => CType::Int(super::types::promote(*it)),
+                other => other.clone(),
+            };
+            out.push(self.convert(v, &ty, a.span)?);
+        }
+        self.at(c.span);
+        Ok(out.try_into().expect("N arguments"))
+    }
+
+    /// A sync op on the first of `N` arguments (the rest, attributes, are evaluated).
+    fn one_of<const N: usize>(
+        &mut self,
+        name: &str,
+        c: &Node<CallExpression>,
+        make: impl FnOnce(Operand) -> SyncOp,
+    ) -> LResult<Option<BuiltinKind>> {
+        let args = self.args_n::<N>(name, c)?;
+        Ok(Some(BuiltinKind::Sync(make(args[0].clone()))))
+    }
+
+    fn alloc(&mut self, size: Operand, zeroed: bool) -> Val {
+        let dst = self.new_reg(None, Scalar::Ptr);
+        self.emit(StmtKind::Alloc { dst, size, zeroed });
+        Val {
+            op: Operand::Reg(dst),
+            ty: CType::ptr_to(CType::Void),
+        }
+    }
+
+    fn nondet(&mut self, name: &str, c: &Node<CallExpression>) -> LResult<Val> {
+        let declared = match self.l.lookup(name) {
+            Some(Symbol::Function { ty, .. }) => ty.as_func().map(|f| f.ret.clone()),
+            _ => None,
+        };
+        let ty = match declared {
+            Some(t) if !t.is_void() => t,
+            _ => match nondet_type(self.l, &name["__VERIFIER_nondet_".len()..]) {
+                Some(t) => t,
+                None => return self.l.unsupported(c.span, format!("`{name}`")),
+            },
+        };
+        let Some(scalar) = ty.scalar() else {
+            return self
+                .l
+                .unsupported(c.span, format!("`{name}` of a non-integer type"));
+        };
+        if scalar == Scalar::Ptr {
+            return self
+                .l
+                .unsupported(c.span, format!("`{name}` returning a pointer"));
+        }
+        for a in &c.node.arguments {
+            self.discard(a)?;
+        }
+        self.at(c.span);
+        let dst = self.new_reg(None, scalar);
+        self.emit(StmtKind::Nondet { dst, ty: scalar });
+        if let CType::Int(it) = ty {
+            if it.is_bool {
+                // A nondeterministic _Bool is 0 or 1.
+                let v = Val {
+                    op: Operand::Reg(dst),
+                    ty: CType::Int(IntType::new(8, false)),
+                };
+                let op = self.convert(v, &ty, c.span)?;
+                return Ok(Val { op, ty });
+            }
+        }
+        Ok(Val {
+            op: Operand::Reg(dst),
+            ty,
+        })
+    }
+
+    /// `printf(fmt, ...)`, or `fprintf(stream, fmt, ...)` with `skip` = 1.
+    fn printf(&mut self, c: &Node<CallExpression>, skip: usize) -> LResult<Val> {
+        for a in c.node.arguments.iter().take(skip) {
+            self.discard(a)?;
+        }
+        let args = &c.node.arguments[skip.min(c.node.arguments.len())..];
+        let Some(Expression::StringLiteral(s)) = args.first().map(|a| &a.node) else {
+            return self
+                .l
+                .unsupported(c.span, "printf with a non-literal format");
+        };
+        let bytes = super::consts::string_bytes(self.l, &s.node, s.span)?;
+        let text = String::from_utf8_lossy(&bytes[..bytes.len() - 1]).into_owned();
+        let Some(format) = parse_format(&text, self.l.dm) else {
+            return self
+                .l
+                .unsupported(s.span, format!("printf format {text:?} (only %d %i %u %x %X %s %c %p with l/ll/h/z, no width or flags)"));
+        };
+        let convs: Vec<Scalar> = format
+            .iter()
+            .filter_map(|p| match p {
+                FormatPiece::Conv { arg, .. } => Some(*arg),
+                FormatPiece::Text(_) => None,
+            })
+            .collect();
+        if convs.len() != args.len() - 1 {
+            return self.l.invalid(
+                c.span,
+                format!(
+                    "printf format has {} conversions, {} arguments given",
+                    convs.len(),
+                    args.len() - 1
+                ),
+            );
+        }
+        let mut ops = Vec::new();
+        for (a, s) in args[1..].iter().zip(convs) {
+            let v = self.rvalue(a)?;
+            let ty = match s {
+                Scalar::Ptr => match v.ty {
+                    CType::Ptr(_) => v.ty.clone(),
+                    _ => return self.l.invalid(a.span, "printf %s/%p with a non-pointer"),
+                },
+                Scalar::Int { bits, signed } => CType::Int(IntType::new(bits, signed)),
+            };
+            ops.push(self.convert(v, &ty, a.span)?);
+        }
+        self.at(c.span);
+        let dst = self.new_reg(None, Scalar::I32);
+        self.emit(StmtKind::Print {
+            dst: Some(dst),
+            format,
+            args: ops,
+        });
+        Ok(Val {
+            op: Operand::Reg(dst),
+            ty: CType::int(),
+        })
+    }
+
+    fn puts(&mut self, name: &str, c: &Node<CallExpression>) -> LResult<Val> {
+        let [arg] = self.args_n::<1>(name, c)?;
+        let format = if name == "puts" {
+            vec![
+                FormatPiece::Conv {
+                    conv: 's',
+                    arg: Scalar::Ptr,
+                },
+                FormatPiece::Text("\n".into()),
+            ]
+        } else {
+            vec![FormatPiece::Conv {
+                conv: 'c',
+                arg: Scalar::I32,
+            }]
+        };
+        let dst = self.new_reg(None, Scalar::I32);
+        self.emit(StmtKind::Print {
+            dst: Some(dst),
+            format,
+            args: vec![arg],
+        });
+        Ok(Val {
+            op: Operand::Reg(dst),
+            ty: CType::int(),
+        })
+    }
+
+    /// A call of a function that has (so far) no body: resolved by [`Lowerer::resolve_externals`]
+    /// at the end, unless it must be rejected now.
+    fn external_call(&mut self, name: &str, c: &Node<CallExpression>) -> LResult<Option<Val>> {
+        if UNSUPPORTED.contains(&name) || name.starts_with("__builtin_") {
+            return self.l.unsupported(c.span, format!("call of `{name}`"));
+        }
+        if (name.starts_with("pthread_") || name.starts_with("sem_")) && !HARMLESS.contains(&name) {
+            return self
+                .l
+                .unsupported(c.span, format!("synchronization primitive `{name}`"));
+        }
+        Ok(None)
+    }
+
+    /// The source text of an expression (for assertion messages).
+    fn source_text(&self, e: &Node<Expression>) -> String {
+        let src = &self.l.unit.source;
+        src.get(e.span.start..e.span.end)
+            .unwrap_or("")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+enum BuiltinKind {
+    Sync(SyncOp),
+}
+
+fn void_val() -> Val {
+    Val {
+        op: Operand::int(0, Scalar::I32),
+        ty: CType::Void,
+    }
+}
+
+/// The type of `__VERIFIER_nondet_<suffix>` when it is not declared.
+fn nondet_type(l: &Lowerer, suffix: &str) -> Option<CType> {
+    let long = l.dm.pointer_bits();
+    let (bits, signed, is_bool) = match suffix {
+        "int" => (32, true, false),
+        "uint" | "unsigned" | "u32" => (32, false, false),
+        "char" => (8, true, false),
+        "uchar" | "u8" => (8, false, false),
+        "short" => (16, true, false),
+        "ushort" | "u16" => (16, false, false),
+        "long" => (long, true, false),
+        "ulong" | "size_t" => (long, false, false),
+        "longlong" => (64, true, false),
+        "ulonglong" | "u64" => (64, false, false),
+        "bool" | "_Bool" => (8, false, true),
+        _ => return None,
+    };
+    Some(CType::Int(IntType {
+        bits,
+        signed,
+        is_bool,
+    }))
+}
+
+/// Parses a printf format into text and conversions; `None` for what agx does not print
+/// (widths, flags, precision, floating point).
+pub(crate) fn parse_format(text: &str, dm: DataModel) -> Option<Vec<FormatPiece>> {
+    let mut out = Vec::new();
+    let mut lit = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(ch) = chars.next() {
+        if ch != '%' {
+            lit.push(ch);
+            continue;
+        }
+        if chars.peek() == Some(&'%') {
+            chars.next();
+            lit.push('%');
+            continue;
+        }
+        let mut len = String::new();
+        while let Some(&m) = chars.peek() {
+            if matches!(m, 'l' | 'h' | 'z' | 'j' | 't') {
+                len.push(m);
+                chars.next();
+            } else {
+                break;
+            }
+        }
+        let conv = chars.next()?;
+        let bits = match len.as_str() {
+            "" => 32,
+            "hh" => 8,
+            "h" => 16,
+            "l" | "z" | "t" => dm.pointer_bits(),
+            "ll" | "j" => 64,
+            _ => return None,
+        };
+        let arg = match conv {
+            'd' | 'i' => Scalar::Int { bits, signed: true },
+            'u' | 'x' | 'X' | 'o' => Scalar::Int {
+                bits,
+                signed: false,
+            },
+            'c' => Scalar::I32,
+            's' | 'p' => Scalar::Ptr,
+            _ => return None,
+        };
+        if !lit.is_empty() {
+            out.push(FormatPiece::Text(std::mem::take(&mut lit)));
+        }
+        out.push(FormatPiece::Conv { conv, arg });
+    }
+    if !lit.is_empty() {
+        out.push(FormatPiece::Text(lit));
+    }
+    Some(out)
+}
+
+impl Lowerer<'_> {
+    /// Turns every call of a function that never got a body into havoc of its result
+    /// (warning once per function), or rejects it when havoc would be unsound: a result
+    /// that is a pointer, or pointer arguments the function could write through.
+    pub(crate) fn resolve_externals(&mut self) -> LResult<()> {
+        let undefined: Vec<bool> = self.functions.iter().map(|f| !f.defined).collect();
+        for fi in 0..self.functions.len() {
+            for bi in 0..self.functions[fi].ir.blocks.len() {
+                for si in 0..self.functions[fi].ir.blocks[bi].stmts.len() {
+                    let stmt = &self.functions[fi].ir.blocks[bi].stmts[si];
+                    let StmtKind::Call {
+                        dst,
+                        callee: Callee::Direct(target),
+                        args,
+                    } = &stmt.kind
+                    else {
+                        continue;
+                    };
+                    if !undefined[target.index()] {
+                        continue;
+                    }
+                    if let Some(e) = self.deferred.remove(target) {
+                        return Err(e);
+                    }
+                    let (dst, target, span) = (*dst, *target, stmt.span);
+                    let has_ptr_arg = self.external_takes_pointer(target, args);
+                    let replacement = self.havoc_for(target, dst, has_ptr_arg, span)?;
+                    self.functions[fi].ir.blocks[bi].stmts[si].kind = replacement;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn external_takes_pointer(&self, target: FuncId, args: &[Operand]) -> bool {
+        let ty: &FuncType = &self.functions[target.index()].ty;
+        ty.params.iter().any(|p| p.is_pointer())
+            || args
+                .iter()
+                .any(|a| matches!(a, Operand::Addr { .. } | Operand::Func(_)))
+    }
+
+    fn havoc_for(
+        &mut self,
+        target: FuncId,
+        dst: Option<RegId>,
+        has_ptr_arg: bool,
+        span: Span,
+    ) -> LResult<StmtKind> {
+        let name = self.functions[target.index()].ir.name.clone();
+        let ret = self.functions[target.index()].ty.ret.clone();
+        let at = crate::frontend::SourceLoc {
+            file: self.unit.map.files()[span.file.index()].clone(),
+            line: span.line,
+        };
+        if ret.is_pointer() {
+            return Err(crate::frontend::FrontendError::Unsupported {
+                at,
+                construct: format!("call of external function `{name}` returning a pointer"),
+            });
+        }
+        if has_ptr_arg && !HARMLESS.contains(&name.as_str()) {
+            return Err(crate::frontend::FrontendError::Unsupported {
+                at,
+                construct: format!(
+                    "call of external function `{name}` that may write memory through its pointer arguments"
+                ),
+            });
+        }
+        if self.warned_external(&name) {
+            self.warnings.push(Diagnostic {
+                span,
+                message: format!(
+                    "external function `{name}` has no body: its result is treated as nondeterministic"
+                ),
+            });
+        }
+        Ok(StmtKind::Havoc {
+            dst,
+            ty: ret.scalar().unwrap_or(Scalar::I32),
+            function: name,
+        })
+    }
+}
