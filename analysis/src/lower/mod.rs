@@ -534,3 +534,6 @@ fn number_statements(functions: &mut [Function], locs: &mut Vec<StmtLoc>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,256 @@
+//! Lowering tests on small C programs (preprocessed text, no gcc needed).
+
+use crate::frontend::{parse_preprocessed, FrontendError};
+use crate::ir::*;
+
+fn lower_src(src: &str) -> Result<Program, FrontendError> {
+    let unit = parse_preprocessed(src.to_string(), "t.c")?;
+    super::lower(&unit, DataModel::Ilp32)
+}
+
+fn lower_ok(src: &str) -> Program {
+    lower_src(src).unwrap_or_else(|e| panic!("lowering failed: {e}"))
+}
+
+fn error_of(src: &str) -> String {
+    match lower_src(src) {
+        Ok(_) => panic!("expected an error"),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn all_stmts(p: &Program) -> Vec<&StmtKind> {
+    p.functions
+        .iter()
+        .flat_map(|f| f.blocks.iter())
+        .flat_map(|b| b.stmts.iter().map(|s| &s.kind))
+        .collect()
+}
+
+#[test]
+fn globals_are_loaded_and_stored_one_access_per_statement() {
+    let p = lower_ok("int x, y; int main() { x = y + 1; return x; }");
+    let kinds = all_stmts(&p);
+    let loads = kinds
+        .iter()
+        .filter(|k| matches!(k, StmtKind::Load { .. }))
+        .count();
+    let stores = kinds
+        .iter()
+        .filter(|k| matches!(k, StmtKind::Store { .. }))
+        .count();
+    assert_eq!((loads, stores), (2, 1));
+    for k in kinds {
+        let mem = k.operands().len() <= 3;
+        assert!(mem, "{k:?}");
+    }
+}
+
+#[test]
+fn branch_conditions_read_registers_only() {
+    let p = lower_ok("int g; int main() { if (g > 3 && g < 9) g = 0; while (g) g--; return 0; }");
+    for f in &p.functions {
+        for b in &f.blocks {
+            if let TermKind::Branch { cond, .. } = &b.term.kind {
+                assert!(
+                    matches!(cond, Operand::Reg(_) | Operand::Int { .. }),
+                    "{cond:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn address_taken_locals_become_stack_slots() {
+    let p = lower_ok(
+        "void f(int *p) { *p = 1; } int main() { int a = 0; int b = 2; f(&a); return a + b; }",
+    );
+    let slots: Vec<&str> = p
+        .objects
+        .iter()
+        .filter(|o| matches!(o.kind, ObjectKind::StackSlot { .. }))
+        .map(|o| o.name.as_str())
+        .collect();
+    assert_eq!(slots, vec!["main.a"]);
+}
+
+#[test]
+fn static_initializers_with_addresses_and_designators() {
+    let p = lower_ok(
+        "struct s { int a; int *p; char c[3]; };
+         int x = 7;
+         struct s v = { .p = &x, .a = 5, .c = \"hi\" };
+         int arr[] = { 1, 2, [5] = 9 };
+         int main() { return 0; }",
+    );
+    let v = p.objects.iter().find(|o| o.name == "v").unwrap();
+    assert_eq!(v.size, 12);
+    let x = p.objects.iter().find(|o| o.name == "x").unwrap();
+    assert!(v.init.contains(&InitCell {
+        offset: 4,
+        ty: Scalar::Ptr,
+        value: Operand::Addr {
+            obj: x.id,
+            offset: 0
+        },
+    }));
+    assert!(v
+        .init
+        .iter()
+        .any(|c| c.offset == 0 && c.value == Operand::int(5, Scalar::I32)));
+    assert!(v
+        .init
+        .iter()
+        .any(|c| c.offset == 9 && c.value == Operand::int(i128::from(b'i'), Scalar::I8)));
+    let arr = p.objects.iter().find(|o| o.name == "arr").unwrap();
+    assert_eq!(arr.size, 24);
+}
+
+#[test]
+fn pthread_calls_become_sync_statements() {
+    let p = lower_ok(
+        "typedef unsigned long pthread_t; typedef struct { int x; } pthread_mutex_t;
+         int pthread_create(pthread_t *, void *, void *(*)(void *), void *);
+         int pthread_join(pthread_t, void **);
+         int pthread_mutex_lock(pthread_mutex_t *); int pthread_mutex_unlock(pthread_mutex_t *);
+         pthread_mutex_t m; int g;
+         void *t(void *a) { pthread_mutex_lock(&m); g++; pthread_mutex_unlock(&m); return 0; }
+         int main() { pthread_t h; pthread_create(&h, 0, t, 0); pthread_join(h, 0); return g; }",
+    );
+    let names: Vec<&str> = all_stmts(&p)
+        .into_iter()
+        .filter_map(|k| match k {
+            StmtKind::Sync { op, .. } => Some(op.name()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        names,
+        vec!["lock", "unlock", "thread_create", "thread_join"]
+    );
+}
+
+#[test]
+fn atomic_functions_are_bracketed() {
+    let p = lower_ok("int g; void __VERIFIER_atomic_inc() { g++; } int main() { __VERIFIER_atomic_inc(); return 0; }");
+    let f = p.function_named("__VERIFIER_atomic_inc").unwrap();
+    assert!(f.atomic);
+    let ops: Vec<&str> = f
+        .blocks
+        .iter()
+        .flat_map(|b| &b.stmts)
+        .filter_map(|s| match &s.kind {
+            StmtKind::Sync { op, .. } => Some(op.name()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ops, vec!["atomic_begin", "atomic_end"]);
+}
+
+#[test]
+fn assertions_and_reach_error_are_error_sites_with_lines() {
+    let p = lower_ok(
+        "void reach_error() {}\nvoid __assert_fail(const char *, const char *, unsigned, const char *);\nint main() {\n  int x = 1;\n  if (x) reach_error();\n  (x == 2) ? (void)0 : __assert_fail(\"x == 2\", \"t.c\", 6, \"main\");\n  return 0;\n}",
+    );
+    let mut sites: Vec<(u32, String)> = p
+        .error_sites()
+        .iter()
+        .map(|t| match &t.kind {
+            TermKind::Error(f) => (t.span.line, f.to_string()),
+            _ => unreachable!(),
+        })
+        .collect();
+    sites.sort();
+    assert_eq!(
+        sites,
+        vec![
+            (5, "reach_error() called".to_string()),
+            (6, "assertion `x == 2` failed".to_string())
+        ]
+    );
+}
+
+#[test]
+fn switch_with_fallthrough_and_default() {
+    let p = lower_ok(
+        "int main() { int x = 2, y = 0; switch (x) { case 1: y = 1; case 2: y += 2; break; default: y = 9; } return y; }",
+    );
+    let main = p.function(p.main);
+    let branches = main
+        .blocks
+        .iter()
+        .filter(|b| matches!(b.term.kind, TermKind::Branch { .. }))
+        .count();
+    assert_eq!(branches, 2);
+}
+
+#[test]
+fn unsupported_constructs_name_the_construct_and_line() {
+    let cases = [
+        (
+            "int main() {\n  __asm__(\"nop\");\n  return 0;\n}",
+            "t.c:2: unsupported: inline assembly",
+        ),
+        (
+            "int main() {\n  double d = 1.5;\n  return 0;\n}",
+            "unsupported: floating-point",
+        ),
+        (
+            "struct s { int a : 3; };\nint main() { return 0; }",
+            "t.c:1: unsupported: bit-field",
+        ),
+        (
+            "int f(int n, ...) { return n; }\nint main() { return f(1); }",
+            "unsupported: variadic function definition",
+        ),
+        (
+            "int main() {\n  int x = 0;\n  return ({ x; }) + undeclared;\n}",
+            "t.c:3: error: use of undeclared identifier `undeclared`",
+        ),
+    ];
+    for (src, want) in cases {
+        let got = error_of(src);
+        assert!(got.contains(want), "expected `{want}` in `{got}`");
+    }
+}
+
+#[test]
+fn missing_main_is_an_error() {
+    assert!(error_of("int f() { return 1; }").contains("no `main`"));
+}
+
+#[test]
+fn external_pointer_results_are_rejected_and_int_results_havocked() {
+    let p = lower_ok("int rand(void);\nint main() { return rand(); }");
+    assert!(all_stmts(&p)
+        .iter()
+        .any(|k| matches!(k, StmtKind::Havoc { function, .. } if function == "rand")));
+    assert_eq!(p.warnings.len(), 1);
+    let e = error_of(
+        "char *strdup(const char *);\nint main() {\n  char *s = strdup(\"a\");\n  return 0;\n}",
+    );
+    assert!(
+        e.contains("t.c:3: unsupported: call of external function `strdup` returning a pointer"),
+        "{e}"
+    );
+}
+
+#[test]
+fn statement_ids_are_dense_and_located() {
+    let p = lower_ok("int g; int main() { g = 1; g = 2; return g; }");
+    for i in 0..p.stmt_count() {
+        let s = p.stmt(StmtId(i as u32));
+        let id = match s {
+            StmtRef::Stmt(s) => s.id,
+            StmtRef::Term(t) => t.id,
+        };
+        assert_eq!(id, StmtId(i as u32));
+    }
+}
+
+#[test]
+fn unused_header_declarations_are_dropped() {
+    let p = lower_ok("extern int unused_global_from_header(int);\nint main() { return 0; }");
+    assert_eq!(p.functions.len(), 1);
+}
