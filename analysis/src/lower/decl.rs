@@ -141,8 +141,16 @@ impl Lowerer<'_> {
         base: CType,
         d: &Node<Declarator>,
     ) -> LResult<(Option<String>, CType)> {
+        // lang-c lists the prefix pointers first, then the postfix array and function
+        // declarators in source order; postfix ones bind tighter and apply right to left
+        // (`int a[2][4]` is an array of 2 arrays of 4 ints).
         let mut ty = base;
-        for derived in &d.node.derived {
+        let (pointers, postfix): (Vec<_>, Vec<_>) = d
+            .node
+            .derived
+            .iter()
+            .partition(|x| matches!(x.node, DerivedDeclarator::Pointer(_)));
+        for derived in pointers.into_iter().chain(postfix.into_iter().rev()) {
             ty = self.derive(ty, derived)?;
         }
         match &d.node.kind.node {

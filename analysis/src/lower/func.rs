@@ -547,11 +547,34 @@ impl<'l, 'u> FnBuilder<'l, 'u> {
             return self.l.unsupported(id.span, "floating-point variable");
         }
         if ty.is_scalar() {
-            let init = match &id.node.initializer {
-                None => None,
-                Some(init) => Some(self.scalar_initializer(&ty, init)?),
+            // The name is in scope in its own initializer (`T *p = malloc(sizeof *p)`).
+            let Some(init) = &id.node.initializer else {
+                return self.declare_scalar_local(name, &ty, None, id.span, None);
             };
-            return self.declare_scalar_local(name, &ty, init, id.span, None);
+            let scalar = ty.scalar().expect("scalar local");
+            if self.addr_taken.contains(name) {
+                let obj = self.new_slot(name, &ty);
+                self.l.bind(
+                    name.to_string(),
+                    Symbol::Slot {
+                        obj,
+                        ty: ty.clone(),
+                    },
+                );
+            } else {
+                let reg = self.new_reg(Some(name.to_string()), scalar);
+                self.l.bind(
+                    name.to_string(),
+                    Symbol::Reg {
+                        reg,
+                        ty: ty.clone(),
+                    },
+                );
+            }
+            let value = self.scalar_initializer(&ty, init)?;
+            let lv = self.local_lvalue(name, &ty);
+            self.store(&lv, value);
+            return Ok(());
         }
         // Aggregates live in a stack slot; the initializer zeroes every cell first, as C
         // does for members it does not name.
@@ -604,6 +627,22 @@ impl<'l, 'u> FnBuilder<'l, 'u> {
             }
         }
         Ok(())
+    }
+
+    /// The place of a local just declared.
+    fn local_lvalue(&self, name: &str, ty: &CType) -> super::expr::LVal {
+        let place = match self.l.lookup(name) {
+            Some(Symbol::Reg { reg, .. }) => super::expr::Place::Reg(*reg),
+            Some(Symbol::Slot { obj, .. }) => super::expr::Place::Mem(Operand::Addr {
+                obj: *obj,
+                offset: 0,
+            }),
+            _ => unreachable!("local `{name}` was just declared"),
+        };
+        super::expr::LVal {
+            place,
+            ty: ty.clone(),
+        }
     }
 
     fn scalar_initializer(
