@@ -10,7 +10,7 @@
 //! tasks both strategies decided.
 
 use super::median;
-use super::results::{Record, Results};
+use super::results::{Record, Results, DEFAULT_STRATEGY};
 use super::score::Tally;
 use super::verify::Status;
 use std::collections::BTreeMap;
@@ -77,7 +77,7 @@ fn tasks(out: &mut String, records: &[Record]) {
         table.row(vec![
             r.display_name(),
             expected_label(r.expected).to_string(),
-            r.strategy.clone(),
+            strategy_shown(r),
             r.status.label().to_string(),
             mark(r).to_string(),
             opt(r.runs),
@@ -90,6 +90,14 @@ fn tasks(out: &mut String, records: &[Record]) {
         ]);
     }
     out.push_str(&table.render(&[5, 6, 7, 8, 9, 10]));
+}
+
+/// The strategy asked for, or the one verify reports having used for its default.
+fn strategy_shown(r: &Record) -> String {
+    match &r.strategy_used {
+        Some(used) if r.strategy == DEFAULT_STRATEGY => used.clone(),
+        _ => r.strategy.clone(),
+    }
 }
 
 /// Per-folder counts and score of one strategy, and the total.

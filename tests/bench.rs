@@ -1,0 +1,339 @@
+//! End-to-end tests of `agx bench` and `agx svcomp` against a fake `agx verify`.
+//!
+//! The harness is tested on its own: `--agx-command` points it at a shell script that
+//! follows verify's JSON contract, answering what the `FAKE:` comment of each source says
+//! (`safe`, `violation`, `unknown`, `slow`, `unsupported`, `crash`). The task definitions
+//! are written here inline, in the corpus's format; no corpus file is copied.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+const FAKE_VERIFY: &str = r#"#!/bin/sh
+# A stand-in for `agx verify SOURCE --format json ...` that answers what SOURCE's
+# `FAKE: mode` comment says; runs depend on --strategy so ratios can be checked.
+[ "$1" = verify ] || { echo "fake: expected verify, got $1" >&2; exit 2; }
+src="$2"; shift 2
+strategy=fake-default
+while [ $# -gt 0 ]; do
+  case "$1" in --strategy) strategy="$2"; shift ;; esac
+  shift
+done
+mode=$(sed -n 's/.*FAKE: *\([a-z]*\).*/\1/p' "$src" | head -n 1)
+runs=5; [ "$strategy" = dpor ] && runs=2
+name=$(basename "$src")
+stats="{\"runs\":$runs,\"partial_runs\":1,\"states\":9,\"solver_queries\":4,\"solver_time_ms\":0.5,\"time_ms\":3}"
+case "$mode" in
+  safe)
+    echo "{\"verdict\":\"safe\",\"reason\":null,\"violation\":null,\"witness\":null,\"strategy\":\"$strategy\",\"stats\":$stats}"
+    exit 0 ;;
+  violation)
+    echo "{\"verdict\":\"violation\",\"reason\":null,\"violation\":{\"kind\":\"reach_error\",\"thread\":1,\"location\":\"$name:3\"},\"witness\":{\"steps\":[{\"thread\":0,\"location\":\"$name:5:3\",\"function\":\"main\"},{\"thread\":1,\"location\":\"$name:3\",\"function\":\"t\"}]},\"strategy\":\"$strategy\",\"stats\":$stats}"
+    exit 1 ;;
+  unknown)
+    echo "{\"verdict\":\"unknown\",\"reason\":\"unwind bound 2 hit\",\"violation\":null,\"witness\":null,\"strategy\":\"$strategy\",\"stats\":$stats}"
+    exit 0 ;;
+  slow) sleep 60; exit 0 ;;
+  unsupported) echo "error: unsupported: $name:1: inline assembly" >&2; exit 2 ;;
+  crash) kill -SEGV $$ ;;
+esac
+echo "fake: no FAKE mode in $src" >&2
+exit 2
+"#;
+
+const UNREACH_CALL: &str = "CHECK( init(main()), LTL(G ! call(reach_error())) )\n";
+const NO_DATA_RACE: &str = "CHECK( init(main()), LTL(G ! data-race) )\n";
+
+/// A fresh directory for one test, with the fake verify in it.
+struct Sandbox {
+    dir: PathBuf,
+}
+
+impl Sandbox {
+    fn new(name: &str) -> Sandbox {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("bench-{name}"));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(dir.join("properties")).unwrap();
+        fs::write(dir.join("properties/unreach-call.prp"), UNREACH_CALL).unwrap();
+        fs::write(dir.join("properties/no-data-race.prp"), NO_DATA_RACE).unwrap();
+        let fake = dir.join("fake-agx");
+        fs::write(&fake, FAKE_VERIFY).unwrap();
+        let mut perms = fs::metadata(&fake).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+        fs::set_permissions(&fake, perms).unwrap();
+        Sandbox { dir }
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.join(rel)
+    }
+
+    /// `folder/stem.yml` naming `stem.i` and `folder/stem.c` holding the fake mode.
+    fn task(&self, folder: &str, stem: &str, property: &str, expected: bool, mode: &str) {
+        fs::create_dir_all(self.path(folder)).unwrap();
+        let yml = format!(
+            "format_version: '2.0'\n\ninput_files: '{stem}.i'\n\nproperties:\n  \
+             - property_file: ../properties/{property}.prp\n    expected_verdict: {expected}\n\n\
+             options:\n  language: C\n  data_model: ILP32\n"
+        );
+        fs::write(self.path(&format!("{folder}/{stem}.yml")), yml).unwrap();
+        let source = format!("// FAKE: {mode}\nvoid reach_error();\nint main() {{ return 0; }}\n");
+        fs::write(self.path(&format!("{folder}/{stem}.c")), source).unwrap();
+    }
+
+    fn agx(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_agx"))
+            .args(args)
+            .arg("--agx-command")
+            .arg(self.path("fake-agx"))
+            .current_dir(&self.dir)
+            .output()
+            .unwrap()
+    }
+
+    fn results(&self, rel: &str) -> serde_json::Value {
+        serde_json::from_str(&fs::read_to_string(self.path(rel)).unwrap()).unwrap()
+    }
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn record<'a>(results: &'a serde_json::Value, task: &str) -> &'a serde_json::Value {
+    results["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["task"] == task)
+        .unwrap_or_else(|| panic!("no record for {task}"))
+}
+
+#[test]
+fn scores_a_corpus_and_prints_wrong_verdicts_first() {
+    let s = Sandbox::new("score");
+    s.task(
+        "pthread",
+        "correct_false",
+        "unreach-call",
+        false,
+        "violation",
+    );
+    s.task("pthread", "correct_true", "unreach-call", true, "safe");
+    s.task("pthread", "gives_up", "unreach-call", true, "unknown");
+    s.task(
+        "pthread-atomic",
+        "wrong_false",
+        "unreach-call",
+        true,
+        "violation",
+    );
+    s.task("pthread-atomic", "racy", "no-data-race", false, "violation");
+    s.task(
+        "pthread-atomic",
+        "asm",
+        "unreach-call",
+        false,
+        "unsupported",
+    );
+    s.task("pthread-atomic", "crashes", "unreach-call", false, "crash");
+    let o = s.agx(&[
+        "bench", ".", "--jobs", "2", "--out", "r.json", "--csv", "r.csv",
+    ]);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "a wrong verdict exits 1:\n{text}");
+    assert!(text.starts_with("WRONG VERDICTS (1)\n"), "{text}");
+    let first_section = text.split("\n\n").next().unwrap();
+    assert!(
+        first_section.contains("pthread-atomic/wrong_false"),
+        "{text}"
+    );
+    // +1 +2 -16; unknown, unsupported, not supported and error score 0.
+    let total = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("TOTAL"))
+        .unwrap();
+    assert!(total.trim_end().ends_with(" -13"), "{total}");
+
+    let r = s.results("r.json");
+    assert_eq!(r["schema"], "agx-bench-results");
+    assert_eq!(r["schema_version"], 1);
+    assert_eq!(r["records"].as_array().unwrap().len(), 7);
+    let status = |task: &str| record(&r, task)["status"].as_str().unwrap().to_string();
+    assert_eq!(status("pthread/correct_false"), "false");
+    assert_eq!(status("pthread/correct_true"), "true");
+    assert_eq!(status("pthread/gives_up"), "unknown");
+    assert_eq!(status("pthread-atomic/wrong_false"), "false");
+    assert_eq!(status("pthread-atomic/racy"), "not-supported");
+    assert_eq!(status("pthread-atomic/asm"), "unsupported");
+    assert_eq!(status("pthread-atomic/crashes"), "error");
+    let wrong = record(&r, "pthread-atomic/wrong_false");
+    assert_eq!(wrong["outcome"], "wrong-false");
+    assert_eq!(wrong["score"], -16);
+    // The .i is absent: the .c of the same stem ran.
+    let ok = record(&r, "pthread/correct_false");
+    assert!(ok["source"].as_str().unwrap().ends_with("correct_false.c"));
+    assert_eq!(ok["runs"], 5);
+    assert!(ok["peak_memory_kib"].as_u64().unwrap() > 0);
+    // The racy task was never run.
+    assert_eq!(
+        record(&r, "pthread-atomic/racy")["peak_memory_kib"],
+        serde_json::Value::Null
+    );
+
+    let csv = fs::read_to_string(s.path("r.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 8);
+}
+
+#[test]
+fn results_round_trip_through_compare() {
+    let s = Sandbox::new("compare");
+    s.task("pthread", "a", "unreach-call", false, "violation");
+    s.task("pthread", "b", "unreach-call", true, "safe");
+    let o = s.agx(&["bench", "pthread", "--out", "old.json", "--summary"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(
+        !stdout(&o).contains("TASKS"),
+        "--summary hides the task table"
+    );
+    // Break one task and rerun.
+    fs::write(s.path("pthread/b.c"), "// FAKE: unknown\n").unwrap();
+    let o = s.agx(&["bench", "pthread", "--out", "new.json"]);
+    assert_eq!(o.status.code(), Some(0));
+
+    let same = s.agx(&["bench", "--compare", "old.json", "old.json"]);
+    let text = stdout(&same);
+    assert_eq!(same.status.code(), Some(0), "{text}");
+    assert!(text.contains("LOST (was correct) (0)"), "{text}");
+    let median = text.lines().find(|l| l.contains("MEDIAN")).unwrap();
+    assert_eq!(median.matches("1.00x").count(), 2, "{median}");
+
+    let changed = s.agx(&["bench", "--compare", "old.json", "new.json"]);
+    let text = stdout(&changed);
+    assert!(text.contains("LOST (was correct) (1)"), "{text}");
+    let lost = &text[text.find("LOST").unwrap()..];
+    assert!(lost.lines().nth(2).unwrap().contains("pthread/b"), "{text}");
+    assert!(text.contains("3 -> 1"), "score 1+2 -> 1:\n{text}");
+}
+
+#[test]
+fn kills_a_task_at_the_time_limit() {
+    let s = Sandbox::new("timeout");
+    s.task("pthread", "slow", "unreach-call", true, "slow");
+    let start = Instant::now();
+    let o = s.agx(&["bench", "pthread", "--timeout", "1", "--out", "r.json"]);
+    // Killed at 1 s + 2 s grace + 10 %, far before the fake's 60 s sleep ends.
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let r = s.results("r.json");
+    let slow = record(&r, "pthread/slow");
+    assert_eq!(slow["status"], "timeout");
+    assert_eq!(slow["score"], 0);
+    assert!(slow["wall_time_ms"].as_u64().unwrap() >= 3000);
+    assert!(stdout(&o).contains("TIMEOUT"));
+}
+
+#[test]
+fn strategies_side_by_side_with_ratios() {
+    let s = Sandbox::new("strategies");
+    s.task("pthread", "a", "unreach-call", false, "violation");
+    s.task("pthread", "b", "unreach-call", true, "safe");
+    let o = s.agx(&[
+        "bench",
+        "pthread",
+        "--strategy",
+        "baseline,dpor",
+        "--out",
+        "r.json",
+    ]);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    assert!(text.contains("FOLDERS (strategy baseline)"), "{text}");
+    assert!(text.contains("FOLDERS (strategy dpor)"), "{text}");
+    let ratios = &text[text.find("RATIOS dpor / baseline").unwrap()..];
+    let median = ratios.lines().find(|l| l.contains("MEDIAN")).unwrap();
+    assert!(median.contains("0.40x"), "runs 2 vs 5: {median}");
+    let r = s.results("r.json");
+    assert_eq!(r["records"].as_array().unwrap().len(), 4);
+    assert_eq!(
+        r["settings"]["strategies"],
+        serde_json::json!(["baseline", "dpor"])
+    );
+    assert_eq!(r["records"][1]["strategy_used"], "dpor");
+}
+
+#[test]
+fn fixtures_with_verify_directives_are_tasks() {
+    let s = Sandbox::new("fixtures");
+    fs::create_dir_all(s.path("verify")).unwrap();
+    fs::write(
+        s.path("verify/bug.c"),
+        "// FAKE: violation\n// agx-verify: violation assertion --unwind 2\nint main() { return 0; }\n",
+    )
+    .unwrap();
+    fs::write(s.path("verify/plain.c"), "int main() { return 0; }\n").unwrap();
+    let o = s.agx(&["bench", "verify", "--out", "r.json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let r = s.results("r.json");
+    assert_eq!(
+        r["records"].as_array().unwrap().len(),
+        1,
+        "plain.c is no task"
+    );
+    assert_eq!(record(&r, "verify/bug")["outcome"], "correct-false");
+}
+
+#[test]
+fn no_tasks_is_an_error() {
+    let s = Sandbox::new("empty");
+    let o = s.agx(&["bench", "properties"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no tasks"));
+}
+
+#[test]
+fn svcomp_prints_the_verdict_line_and_a_witness() {
+    let s = Sandbox::new("svcomp");
+    s.task("pthread", "bug", "unreach-call", false, "violation");
+    s.task("pthread", "fine", "unreach-call", true, "safe");
+    let prp = "properties/unreach-call.prp";
+    let o = s.agx(&[
+        "svcomp",
+        "--property",
+        prp,
+        "pthread/bug.yml",
+        "--witness-out",
+        "w.yml",
+    ]);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    assert_eq!(text.lines().last(), Some("Result: FALSE(unreach-call)"));
+    let witness: serde_yaml::Value =
+        serde_yaml::from_str(&fs::read_to_string(s.path("w.yml")).unwrap()).unwrap();
+    let entry = &witness[0];
+    assert_eq!(entry["entry_type"], "violation_sequence");
+    let segments = entry["content"].as_sequence().unwrap();
+    assert_eq!(segments.len(), 3);
+    let target = &segments[2]["segment"][0]["waypoint"];
+    assert_eq!(target["type"], "target");
+    assert_eq!(target["thread_id"], 1);
+    assert_eq!(target["location"]["file_name"], "pthread/bug.c");
+
+    let o = s.agx(&["svcomp", "--property", prp, "pthread/fine.c"]);
+    assert_eq!(stdout(&o).lines().last(), Some("Result: TRUE"));
+
+    let o = s.agx(&[
+        "svcomp",
+        "--property",
+        "properties/no-data-race.prp",
+        "pthread/bug.yml",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stdout(&o).lines().last(), Some("Result: UNKNOWN"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not supported"));
+}
