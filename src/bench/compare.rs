@@ -1,6 +1,7 @@
 //! `agx bench --compare OLD NEW`: what changed between two results files.
 //!
-//! Records are matched by (task, property, strategy). A change of status is
+//! Records are matched by (task, property, strategy), a run of verify's default strategy
+//! counting as a run of the strategy verify reported having used. A change of status is
 //! - *wrong now* when the new verdict is wrong and the old one was not (listed first),
 //! - *fixed* when the old verdict was wrong and the new one is not,
 //! - *gained* when the new verdict is correct and the old one was not,
@@ -84,26 +85,27 @@ impl Comparison {
 
 /// Compares two runs.
 pub fn compare(old: &Results, new: &Results) -> Comparison {
-    let old_by_key: BTreeMap<Key, &Record> = old.records.iter().map(|r| (r.key(), r)).collect();
-    let new_keys: BTreeSet<Key> = new.records.iter().map(Record::key).collect();
+    let old_by_key: BTreeMap<Key, &Record> =
+        old.records.iter().map(|r| (r.compare_key(), r)).collect();
+    let new_keys: BTreeSet<Key> = new.records.iter().map(Record::compare_key).collect();
     let mut c = Comparison::default();
     for r in &old.records {
         c.tallies
-            .entry(r.strategy.clone())
+            .entry(r.compare_key().2)
             .or_default()
             .0
             .add(r.expected, r.status);
-        if !new_keys.contains(&r.key()) {
+        if !new_keys.contains(&r.compare_key()) {
             c.only_old.push(label(r));
         }
     }
     for n in &new.records {
         c.tallies
-            .entry(n.strategy.clone())
+            .entry(n.compare_key().2)
             .or_default()
             .1
             .add(n.expected, n.status);
-        let Some(o) = old_by_key.get(&n.key()) else {
+        let Some(o) = old_by_key.get(&n.compare_key()) else {
             c.only_new.push(label(n));
             continue;
         };
@@ -275,6 +277,17 @@ mod tests {
         assert_eq!(c.ratios.len(), 2);
         assert_eq!(c.median_runs_ratio(), Some(1.0));
         assert_eq!(c.median_time_ratio(), Some(1.0));
+    }
+
+    #[test]
+    fn default_strategy_matches_the_strategy_verify_used() {
+        let mut old = sample_record("p/a", Status::True, true);
+        old.strategy = "default".into();
+        old.strategy_used = Some("dpor".into());
+        let new = sample_record("p/a", Status::True, true);
+        let c = compare(&sample_results(vec![old]), &sample_results(vec![new]));
+        assert!(c.only_old.is_empty() && c.only_new.is_empty(), "{c:?}");
+        assert_eq!(c.ratios.len(), 1);
     }
 
     #[test]

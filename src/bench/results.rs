@@ -92,6 +92,17 @@ impl Record {
         )
     }
 
+    /// What identifies a record across runs for `--compare`: like [`Record::key`], but a
+    /// run of verify's default strategy is known by the strategy verify reported, so that
+    /// it matches a run that named that strategy.
+    pub fn compare_key(&self) -> (String, String, String) {
+        let strategy = match &self.strategy_used {
+            Some(used) if self.strategy == DEFAULT_STRATEGY => used.clone(),
+            _ => self.strategy.clone(),
+        };
+        (self.task.clone(), self.property.clone(), strategy)
+    }
+
     /// `task` with the property appended when it is not unreach-call, for display.
     pub fn display_name(&self) -> String {
         if self.property == "unreach-call" {
