@@ -2,7 +2,7 @@
 //!
 //! The harness is tested on its own: `--agx-command` points it at a shell script that
 //! follows verify's JSON contract, answering what the `FAKE:` comment of each source says
-//! (`safe`, `violation`, `unknown`, `slow`, `unsupported`, `crash`). The task definitions
+//! (`safe`, `violation`, `unknown`, `slow`, `hog`, `unsupported`, `crash`). The task definitions
 //! are written here inline, in the corpus's format; no corpus file is copied.
 
 use std::fs;
@@ -35,6 +35,7 @@ case "$mode" in
     echo "{\"verdict\":\"unknown\",\"reason\":\"unwind bound 2 hit\",\"violation\":null,\"witness\":null,\"strategy\":\"$strategy\",\"stats\":$stats}"
     exit 0 ;;
   slow) sleep 60; exit 0 ;;
+  hog) head -c 300000000 /dev/zero | tail -c 250000000 >/dev/null || exit 3 ;;
   unsupported) echo "error: unsupported: $name:1: inline assembly" >&2; exit 2 ;;
   crash) kill -SEGV $$ ;;
 esac
@@ -236,6 +237,19 @@ fn kills_a_task_at_the_time_limit() {
     assert_eq!(slow["score"], 0);
     assert!(slow["wall_time_ms"].as_u64().unwrap() >= 3000);
     assert!(stdout(&o).contains("TIMEOUT"));
+}
+
+#[test]
+fn a_task_past_the_memory_limit_is_out_of_memory() {
+    let s = Sandbox::new("memory");
+    s.task("pthread", "hog", "unreach-call", true, "hog");
+    let o = s.agx(&["bench", "pthread", "--memory", "100", "--out", "r.json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let r = s.results("r.json");
+    let hog = record(&r, "pthread/hog");
+    assert_eq!(hog["status"], "out-of-memory", "{hog}");
+    assert_eq!(hog["score"], 0);
+    assert!(stdout(&o).contains("OUT OF MEMORY"));
 }
 
 #[test]

@@ -158,13 +158,14 @@ impl VerifyCall<'_> {
     }
 }
 
-/// Stderr phrases of an allocation failure: Rust's allocator, Z3, C++ and libc.
-const ALLOCATION_FAILURES: [&str; 5] = [
+/// Stderr phrases of an allocation failure: Rust's allocator, Z3, C++, libc, gnulib.
+const ALLOCATION_FAILURES: [&str; 6] = [
     "memory allocation of",
     "out of memory",
     "bad_alloc",
     "cannot allocate memory",
     "failed to allocate",
+    "memory exhausted",
 ];
 
 /// What a finished `agx verify` child means; `memory_limit` in bytes as given to the child.
