@@ -518,7 +518,13 @@ impl Lowerer<'_> {
                         return Err(e);
                     }
                     let (dst, target, span) = (*dst, *target, stmt.span);
-                    let has_ptr_arg = self.external_takes_pointer(target, args);
+                    let regs = &self.functions[fi].ir.regs;
+                    let passes_pointer = args.iter().any(|a| match a {
+                        Operand::Reg(r) => regs[r.index()].ty == Scalar::Ptr,
+                        Operand::Int { .. } => false,
+                        Operand::Null | Operand::Addr { .. } | Operand::Func(_) => true,
+                    });
+                    let has_ptr_arg = passes_pointer || self.external_takes_pointer(target);
                     let replacement = self.havoc_for(target, dst, has_ptr_arg, span)?;
                     self.functions[fi].ir.blocks[bi].stmts[si].kind = replacement;
                 }
@@ -527,12 +533,10 @@ impl Lowerer<'_> {
         Ok(())
     }
 
-    fn external_takes_pointer(&self, target: FuncId, args: &[Operand]) -> bool {
+    /// Whether the declared parameters of an external function include a pointer.
+    fn external_takes_pointer(&self, target: FuncId) -> bool {
         let ty: &FuncType = &self.functions[target.index()].ty;
         ty.params.iter().any(|p| p.is_pointer())
-            || args
-                .iter()
-                .any(|a| matches!(a, Operand::Addr { .. } | Operand::Func(_)))
     }
 
     fn havoc_for(

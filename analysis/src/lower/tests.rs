@@ -254,3 +254,12 @@ fn unused_header_declarations_are_dropped() {
     let p = lower_ok("extern int unused_global_from_header(int);\nint main() { return 0; }");
     assert_eq!(p.functions.len(), 1);
 }
+
+#[test]
+fn unprototyped_externals_passed_pointers_are_rejected() {
+    let e = error_of("int g;\nint main() {\n  fill(&g);\n  return g;\n}");
+    assert!(
+        e.contains("t.c:3: unsupported: call of external function `fill` that may write memory"),
+        "{e}"
+    );
+}
