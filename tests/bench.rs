@@ -2,7 +2,8 @@
 //!
 //! The harness is tested on its own: `--agx-command` points it at a shell script that
 //! follows verify's JSON contract, answering what the `FAKE:` comment of each source says
-//! (`safe`, `violation`, `unknown`, `slow`, `hog`, `unsupported`, `crash`). The task definitions
+//! (`safe`, `violation`, `replayable`, `unknown`, `slow`, `hog`, `unsupported`,
+//! `crash`); `run` answers with an interpreter replay. The task definitions
 //! are written here inline, in the corpus's format; no corpus file is copied.
 
 use std::fs;
@@ -13,6 +14,12 @@ use std::time::{Duration, Instant};
 const FAKE_VERIFY: &str = r#"#!/bin/sh
 # A stand-in for `agx verify SOURCE --format json ...` that answers what SOURCE's
 # `FAKE: mode` comment says; runs depend on --strategy so ratios can be checked.
+if [ "$1" = run ]; then
+  # `run SOURCE ... --witness W --format json --trace`: the replay of an agx witness.
+  name=$(basename "$2")
+  echo "{\"outcome\":{\"outcome\":\"violation\",\"kind\":\"reach_error\",\"message\":\"\",\"thread\":1,\"span\":{\"file\":0,\"line\":3,\"col\":1},\"location\":\"$name:3\",\"blocked\":[]},\"trace\":[{\"thread\":0,\"stmt\":1,\"span\":{\"file\":0,\"line\":5,\"col\":3},\"event\":\"statement\"},{\"thread\":1,\"stmt\":2,\"span\":{\"file\":1,\"line\":9,\"col\":1},\"event\":\"statement\"},{\"thread\":1,\"stmt\":3,\"span\":{\"file\":0,\"line\":2,\"col\":1},\"event\":\"statement\"}],\"inputs\":[],\"output\":\"\",\"stats\":{}}"
+  exit 1
+fi
 [ "$1" = verify ] || { echo "fake: expected verify, got $1" >&2; exit 2; }
 src="$2"; shift 2
 strategy=fake-default
@@ -30,6 +37,9 @@ case "$mode" in
     exit 0 ;;
   violation)
     echo "{\"verdict\":\"violation\",\"reason\":null,\"violation\":{\"kind\":\"reach_error\",\"thread\":1,\"location\":\"$name:3\"},\"witness\":{\"steps\":[{\"thread\":0,\"location\":\"$name:5:3\",\"function\":\"main\"},{\"thread\":1,\"location\":\"$name:3\",\"function\":\"t\"}]},\"strategy\":\"$strategy\",\"stats\":$stats}"
+    exit 1 ;;
+  replayable)
+    echo "{\"verdict\":\"violation\",\"reason\":null,\"violation\":{\"kind\":\"reach_error\"},\"witness\":{\"format\":\"agx-witness\",\"version\":1,\"program\":\"$name\",\"data_model\":\"ilp32\",\"uninit\":\"zero\",\"inputs\":[],\"schedule\":[0,1,1]},\"strategy\":\"$strategy\",\"stats\":$stats}"
     exit 1 ;;
   unknown)
     echo "{\"verdict\":\"unknown\",\"reason\":\"unwind bound 2 hit\",\"violation\":null,\"witness\":null,\"strategy\":\"$strategy\",\"stats\":$stats}"
@@ -337,6 +347,35 @@ fn svcomp_prints_the_verdict_line_and_a_witness() {
     assert_eq!(target["type"], "target");
     assert_eq!(target["thread_id"], 1);
     assert_eq!(target["location"]["file_name"], "pthread/bug.c");
+
+    // An agx witness (no locations) is replayed with `agx run` for its trace.
+    s.task("pthread", "replay", "unreach-call", false, "replayable");
+    let o = s.agx(&[
+        "svcomp",
+        "--property",
+        prp,
+        "pthread/replay.yml",
+        "--witness-out",
+        "r.yml",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let witness: serde_yaml::Value =
+        serde_yaml::from_str(&fs::read_to_string(s.path("r.yml")).unwrap()).unwrap();
+    let segments = witness[0]["content"].as_sequence().unwrap();
+    let lines: Vec<_> = segments
+        .iter()
+        .map(|seg| {
+            seg["segment"][0]["waypoint"]["location"]["line"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(lines, vec![5, 2, 3], "the step in another file is left out");
 
     let o = s.agx(&["svcomp", "--property", prp, "pthread/fine.c"]);
     assert_eq!(stdout(&o).lines().last(), Some("Result: TRUE"));

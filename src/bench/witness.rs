@@ -39,7 +39,12 @@
 //!     - waypoint: {type: target, action: follow, location: {...}, thread_id: 2}
 //! ```
 //!
-//! What is read from `agx verify`'s JSON: the steps of `witness.steps` (or `schedule` or
+//! Where the steps come from: verify's witness is the replayable agx witness (threads
+//! and input values, no locations); `agx svcomp` replays it with `agx run --witness`
+//! and takes the located steps from the interpreter's trace ([`from_execution`]). A
+//! witness that already carries located steps is used as it is:
+//!
+//! What is read: the steps of `witness.steps` (or `schedule` or
 //! `trace`), in execution order, each an object with `thread` and a location — either a
 //! `"file:line[:column]"` string under `location` or `file`, `line` and `col`/`column`
 //! fields — and an optional `function`; a step with a `value` is an input. Inputs listed
@@ -179,6 +184,50 @@ pub fn violation_witness(
         content,
     };
     Ok(serde_yaml::to_string(&vec![entry])?)
+}
+
+/// The `violation` and located `steps` of a replay by `agx run --witness W --format json
+/// --trace` (the interpreter's execution: `trace` steps with `thread` and `span` {file id,
+/// line, col}, and `outcome` `violation` with its `thread`, `span` and `"file:line"`
+/// `location`). The execution names no files, only file ids: the violation's location
+/// gives the name of its file id, and steps in other files (headers) are left out, which
+/// keeps the witness valid (it constrains less). Inputs are left out for the same reason:
+/// the execution does not say at which step each was read.
+pub fn from_execution(execution: &Value) -> Result<(Value, Value)> {
+    let outcome = execution
+        .get("outcome")
+        .ok_or_else(|| anyhow!("the replay has no outcome"))?;
+    if outcome.get("outcome").and_then(Value::as_str) != Some("violation") {
+        bail!("the witness does not replay to a violation: {outcome}");
+    }
+    let (file, _, _) = outcome
+        .get("location")
+        .and_then(Value::as_str)
+        .and_then(parse_location)
+        .ok_or_else(|| anyhow!("the replayed violation has no location: {outcome}"))?;
+    let span_of = |v: &Value| -> Option<(u64, u64, u64)> {
+        let span = v.get("span")?;
+        Some((
+            span.get("file")?.as_u64()?,
+            span.get("line")?.as_u64()?,
+            span.get("col").and_then(Value::as_u64).unwrap_or(0),
+        ))
+    };
+    let (file_id, line, col) =
+        span_of(outcome).ok_or_else(|| anyhow!("the replayed violation has no span"))?;
+    let located = |thread: Option<&Value>, line: u64, col: u64| serde_json::json!({"thread": thread, "file": file, "line": line, "col": col});
+    let steps: Vec<Value> = execution
+        .get("trace")
+        .and_then(Value::as_array)
+        .ok_or_else(|| anyhow!("the replay has no trace"))?
+        .iter()
+        .filter_map(|step| {
+            let (f, line, col) = span_of(step)?;
+            (f == file_id).then(|| located(step.get("thread"), line, col))
+        })
+        .collect();
+    let violation = located(outcome.get("thread"), line, col);
+    Ok((violation, serde_json::json!({ "steps": steps })))
 }
 
 /// One segment per step (and per placeable input), in execution order.
@@ -457,6 +506,31 @@ mod tests {
         let hash = hashes.values().next().unwrap().as_str().unwrap();
         assert_eq!(hash.len(), 64);
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn steps_from_an_interpreter_replay() {
+        let execution = json!({
+            "outcome": {"outcome": "violation", "kind": "assertion", "message": "x",
+                        "thread": 2, "span": {"file": 0, "line": 20, "col": 5},
+                        "location": "dir/lazy01.c:20", "blocked": []},
+            "trace": [
+                {"thread": 0, "stmt": 3, "span": {"file": 0, "line": 30, "col": 3}, "event": "statement"},
+                {"thread": 1, "stmt": 9, "span": {"file": 1, "line": 7, "col": 1}, "event": "statement"},
+                {"thread": 2, "stmt": 12, "span": {"file": 0, "line": 19, "col": 0}, "event": "statement"}
+            ],
+            "inputs": [], "output": "", "stats": {}
+        });
+        let (violation, witness) = from_execution(&execution).unwrap();
+        assert_eq!(
+            violation,
+            json!({"thread": 2, "file": "dir/lazy01.c", "line": 20, "col": 5})
+        );
+        let steps = witness["steps"].as_array().unwrap();
+        assert_eq!(steps.len(), 2, "the step in file 1 is left out");
+        assert_eq!(steps[1]["line"], 19);
+        let done = json!({"outcome": {"outcome": "completed", "exit_code": 0}, "trace": []});
+        assert!(from_execution(&done).is_err());
     }
 
     #[test]

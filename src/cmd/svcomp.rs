@@ -11,15 +11,20 @@
 //! Exit code: 0 when a verdict line (TRUE, FALSE or UNKNOWN) was printed, 2 when agx
 //! verify failed (the line is then `Result: UNKNOWN`) or the witness could not be written.
 
-use crate::bench::child::{self, Limits};
+use crate::bench::child::{self, End, Limits};
 use crate::bench::task::{resolve_source, Definition, Property};
-use crate::bench::verify::{self, Status, VerifyCall};
+use crate::bench::verify::{self, data_model_flag, Status, VerifyCall};
 use crate::bench::witness::{self, WitnessTask};
 use analysis::ir::DataModel;
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
+use serde_json::Value;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
-use std::time::Duration;
+use std::process::{Command, ExitCode};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The format tag of agx's own replayable witness (`explorer::concrete::Witness`).
+const AGX_WITNESS: &str = "agx-witness";
 
 #[derive(clap::Args)]
 #[command(after_help = "\
@@ -94,6 +99,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
     };
     let finished = child::run(call.command(&program), limits)
         .with_context(|| format!("running {}", program.to_string_lossy()))?;
+    let replay = Replay {
+        program: &program,
+        source: &source,
+        data_model,
+        limits,
+    };
     eprint!("{}", finished.stderr);
     let judged = verify::judge(&finished, memory_bytes);
     let reason = judged.reason.clone().unwrap_or_default();
@@ -103,7 +114,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             let written = args
                 .witness_out
                 .as_deref()
-                .map(|path| write_witness(path, &source, &specification, data_model, &judged));
+                .map(|path| write_witness(path, &replay, &specification, &judged));
             println!("Result: FALSE({})", property.name());
             if let Some(Err(e)) = written {
                 eprintln!("error: witness not written: {e:#}");
@@ -142,11 +153,57 @@ fn source_of(task: &Path) -> Result<(PathBuf, DataModel)> {
     Ok((source, definition.data_model().map_err(at)?))
 }
 
+/// How to replay verify's witness with `agx run` (for the step locations).
+struct Replay<'a> {
+    program: &'a OsStr,
+    source: &'a Path,
+    data_model: DataModel,
+    limits: Limits,
+}
+
+impl Replay<'_> {
+    /// The JSON execution of `agx run SOURCE --witness W --format json --trace`.
+    fn execution(&self, witness: &Value) -> Result<Value> {
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let file = std::env::temp_dir().join(format!(
+            "agx-svcomp-witness-{}-{nanos}.json",
+            std::process::id()
+        ));
+        std::fs::write(&file, serde_json::to_string(witness)?)
+            .with_context(|| format!("writing {}", file.display()))?;
+        let mut command = Command::new(self.program);
+        command
+            .arg("run")
+            .arg(self.source)
+            .args([
+                "--data-model",
+                data_model_flag(self.data_model),
+                "--witness",
+            ])
+            .arg(&file)
+            .args(["--format", "json", "--trace"]);
+        let finished = child::run(command, self.limits);
+        let _ = std::fs::remove_file(&file);
+        let finished = finished.context("replaying the witness with agx run")?;
+        if finished.end != End::Exited(1) {
+            bail!(
+                "the witness does not replay to a violation ({:?}): {}",
+                finished.end,
+                finished.stderr.trim()
+            );
+        }
+        serde_json::from_str(&finished.stdout).context("agx run's JSON")
+    }
+}
+
+/// Writes the YAML witness of verify's violation.
 fn write_witness(
     path: &Path,
-    source: &Path,
+    replay: &Replay<'_>,
     specification: &str,
-    data_model: DataModel,
     judged: &verify::Judged,
 ) -> Result<()> {
     let output = judged
@@ -161,14 +218,19 @@ fn write_witness(
         .witness
         .as_ref()
         .ok_or_else(|| anyhow!("verify's output has no `witness`"))?;
+    let (violation, steps) = if steps.get("format").and_then(Value::as_str) == Some(AGX_WITNESS) {
+        witness::from_execution(&replay.execution(steps)?)?
+    } else {
+        (violation.clone(), steps.clone())
+    };
     let task = WitnessTask {
-        input_file: source,
+        input_file: replay.source,
         specification,
-        data_model: match data_model {
+        data_model: match replay.data_model {
             DataModel::Ilp32 => "ILP32",
             DataModel::Lp64 => "LP64",
         },
     };
-    let yaml = witness::violation_witness(&task, violation, steps)?;
+    let yaml = witness::violation_witness(&task, &violation, &steps)?;
     std::fs::write(path, yaml).with_context(|| format!("writing {}", path.display()))
 }
