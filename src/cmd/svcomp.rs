@@ -31,9 +31,11 @@ const AGX_WITNESS: &str = "agx-witness";
 Prints `Result: TRUE`, `Result: FALSE(unreach-call)` or `Result: UNKNOWN` as the last line of \
 stdout. Supported property: unreach-call (CHECK( init(main()), LTL(G ! call(reach_error())) )); \
 others answer UNKNOWN. Witness: YAML violation witness, format 2.0 (entry violation_sequence; \
-one segment per schedule step with an `assumption` waypoint, `function_return` waypoints with \
-`\\result == v` for nondeterministic inputs, a final `target` waypoint), each waypoint with the \
-`thread_id` of the concurrency extension (0 = main, then creation order).\n\
+one segment per schedule step with an `assumption` waypoint at the step's statement, a final \
+`target` waypoint at the violation), each waypoint with the `thread_id` of the concurrency \
+extension (0 = main, then creation order). Input values are given as `function_return` \
+waypoints (`\\result == v`) only where verify's witness says at which step they were read; \
+otherwise the validator has to find them.\n\
 Exit code: 0 verdict printed, 2 error.")]
 pub struct Args {
     /// The SV-COMP property file.
