@@ -1,1 +1,331 @@
 //! agx rule sets: Datalog programs over the facts of a program.
+//!
+//! Each rule set is one module with its rules written in math in the module doc, an
+//! `ascent!` program, and a plain function `x::run(&Facts, ...) -> X` returning a
+//! documented result type. Rule sets that need earlier results take them as arguments:
+//!
+//! ```text
+//! points_to ─┬─ call_graph ─┬─ happens_before ─┐
+//!            ├─ data_dep ───┘                   ├─ dependence ─ slice
+//!            └─ locks        control_dep ───────┘   abstract_system (+ locks, data_dep)
+//! ```
+//! [`Analysis::run`] runs them all in order and times each. crepe twins
+//! ([`points_to_crepe`], [`slice_crepe`]) compute the same relations on the other engine.
+//!
+//! Architecture invariant: this crate sees a program only through
+//! [`analysis::facts::Facts`]; it knows nothing of the C front end or the explorer.
+
+// An ascent program is filled one input relation at a time (`p.edge = ...`) before
+// `p.run()`; that reads better than one struct literal per program.
+#![allow(clippy::field_reassign_with_default)]
+
+pub mod abstract_system;
+pub mod call_graph;
+pub mod control_dep;
+pub mod data_dep;
+pub mod dependence;
+pub mod happens_before;
+pub mod locks;
+pub mod points_to;
+pub mod points_to_crepe;
+pub mod slice;
+pub mod slice_crepe;
+
+#[cfg(test)]
+mod testing;
+
+pub use abstract_system::AbstractSystem;
+pub use call_graph::CallGraph;
+pub use control_dep::ControlDeps;
+pub use data_dep::DataDeps;
+pub use dependence::DependenceGraph;
+pub use happens_before::HappensBefore;
+pub use locks::Locks;
+pub use points_to::{Cell, PointsTo};
+pub use slice::Direction;
+
+use analysis::facts::{Facts, StmtId, Var};
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+/// A Datalog engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    Ascent,
+    Crepe,
+}
+
+impl Engine {
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Ascent => "ascent",
+            Engine::Crepe => "crepe",
+        }
+    }
+}
+
+/// A rule set, as `agx rules list` shows it.
+#[derive(Clone, Copy, Debug)]
+pub struct RuleSetInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// Whether a crepe twin exists.
+    pub crepe: bool,
+}
+
+/// Every rule set, in evaluation order.
+pub const RULE_SETS: &[RuleSetInfo] = &[
+    RuleSetInfo {
+        name: "points-to",
+        summary: "Andersen points-to, field-sensitive, heap by allocation site; call graph",
+        crepe: true,
+    },
+    RuleSetInfo {
+        name: "points-to-fi",
+        summary: "field-insensitive variant of points-to (for the ⊇ check)",
+        crepe: false,
+    },
+    RuleSetInfo {
+        name: "call-graph",
+        summary: "thread entries, code each thread runs, run-once functions, parallel code",
+        crepe: false,
+    },
+    RuleSetInfo {
+        name: "control-dep",
+        summary: "control dependence from post-dominance",
+        crepe: false,
+    },
+    RuleSetInfo {
+        name: "data-dep",
+        summary: "reaching definitions (registers), parameters, memory via points-to",
+        crepe: false,
+    },
+    RuleSetInfo {
+        name: "happens-before",
+        summary: "happens-before (dominance, creation, join) and may-happen-in-parallel",
+        crepe: false,
+    },
+    RuleSetInfo {
+        name: "dependence",
+        summary: "dependence graph with the happens-before filter; inter-thread dependence",
+        crepe: false,
+    },
+    RuleSetInfo {
+        name: "locks",
+        summary: "lock pairing and same-lock acquires",
+        crepe: false,
+    },
+    RuleSetInfo {
+        name: "slice",
+        summary: "backward and forward slices of the error sites (dependence closure)",
+        crepe: true,
+    },
+    RuleSetInfo {
+        name: "abstract-system",
+        summary: "abstract system of the error sites (Eqs. 1-6)",
+        crepe: false,
+    },
+];
+
+/// How long one rule set took and how big its outputs are.
+#[derive(Clone, Debug)]
+pub struct Timing {
+    pub rule_set: &'static str,
+    pub engine: Engine,
+    pub duration: Duration,
+    pub sizes: Vec<(&'static str, usize)>,
+}
+
+/// The results of every whole-program rule set.
+#[derive(Clone, Debug, Default)]
+pub struct Analysis {
+    pub points_to: PointsTo,
+    pub call_graph: CallGraph,
+    pub control: ControlDeps,
+    pub data: DataDeps,
+    pub happens_before: HappensBefore,
+    pub dependence: DependenceGraph,
+    pub locks: Locks,
+    /// One entry per rule set run, in order.
+    pub timings: Vec<Timing>,
+    engine: Option<Engine>,
+}
+
+fn timed<T>(
+    timings: &mut Vec<Timing>,
+    rule_set: &'static str,
+    engine: Engine,
+    f: impl FnOnce() -> T,
+    sizes: impl FnOnce(&T) -> Vec<(&'static str, usize)>,
+) -> T {
+    let start = Instant::now();
+    let out = f();
+    let duration = start.elapsed();
+    timings.push(Timing {
+        rule_set,
+        engine,
+        duration,
+        sizes: sizes(&out),
+    });
+    out
+}
+
+impl Analysis {
+    /// Runs every whole-program rule set with ascent.
+    pub fn run(facts: &Facts) -> Analysis {
+        Analysis::run_with(facts, Engine::Ascent)
+    }
+
+    /// Runs every whole-program rule set; `engine` picks the engine of the rule sets that
+    /// have a crepe twin (the others always run on ascent).
+    pub fn run_with(facts: &Facts, engine: Engine) -> Analysis {
+        let mut t = Vec::new();
+        let points_to = match engine {
+            Engine::Ascent => timed(
+                &mut t,
+                "points-to",
+                engine,
+                || points_to::run(facts),
+                PointsTo::sizes,
+            ),
+            Engine::Crepe => timed(
+                &mut t,
+                "points-to",
+                engine,
+                || points_to_crepe::run(facts),
+                PointsTo::sizes,
+            ),
+        };
+        let a = Engine::Ascent;
+        let call_graph = timed(
+            &mut t,
+            "call-graph",
+            a,
+            || call_graph::run(facts, &points_to),
+            CallGraph::sizes,
+        );
+        let control = timed(
+            &mut t,
+            "control-dep",
+            a,
+            || control_dep::run(facts),
+            ControlDeps::sizes,
+        );
+        let data = timed(
+            &mut t,
+            "data-dep",
+            a,
+            || data_dep::run(facts, &points_to),
+            DataDeps::sizes,
+        );
+        let happens_before = timed(
+            &mut t,
+            "happens-before",
+            a,
+            || happens_before::run(facts, &points_to, &call_graph, &data),
+            HappensBefore::sizes,
+        );
+        let dependence = timed(
+            &mut t,
+            "dependence",
+            a,
+            || dependence::run(facts, &call_graph, &control, &data, &happens_before),
+            DependenceGraph::sizes,
+        );
+        let locks = timed(
+            &mut t,
+            "locks",
+            a,
+            || locks::run(facts, &points_to),
+            Locks::sizes,
+        );
+        Analysis {
+            points_to,
+            call_graph,
+            control,
+            data,
+            happens_before,
+            dependence,
+            locks,
+            timings: t,
+            engine: Some(engine),
+        }
+    }
+
+    fn engine(&self) -> Engine {
+        self.engine.unwrap_or(Engine::Ascent)
+    }
+
+    /// Every statement that may affect whether the targets run or what they compute.
+    pub fn backward_slice(&self, targets: &[StmtId]) -> BTreeSet<StmtId> {
+        self.slice(targets, Direction::Backward)
+    }
+
+    /// Every statement the targets may affect.
+    pub fn forward_slice(&self, targets: &[StmtId]) -> BTreeSet<StmtId> {
+        self.slice(targets, Direction::Forward)
+    }
+
+    pub fn slice(&self, targets: &[StmtId], dir: Direction) -> BTreeSet<StmtId> {
+        match self.engine() {
+            Engine::Ascent => slice::run(&self.dependence, targets, dir),
+            Engine::Crepe => slice_crepe::run(&self.dependence, targets, dir),
+        }
+    }
+
+    /// The abstract system (Eqs. 1-6) of the targets.
+    pub fn abstract_system(&self, facts: &Facts, targets: &[StmtId]) -> AbstractSystem {
+        abstract_system::run(
+            &abstract_system::Inputs {
+                facts,
+                call_graph: &self.call_graph,
+                control: &self.control,
+                data: &self.data,
+                locks: &self.locks,
+            },
+            targets,
+        )
+    }
+
+    /// The cells a variable may point to.
+    pub fn points_to(&self, var: Var) -> &[Cell] {
+        self.points_to.of(var)
+    }
+
+    /// Runs the target-dependent rule sets (slices and abstract system) on `targets`,
+    /// adding their timings; used by `agx rules` to time every rule set.
+    pub fn time_target_rule_sets(&mut self, facts: &Facts, targets: &[StmtId]) {
+        let engine = self.engine();
+        let start = Instant::now();
+        let back = self.backward_slice(targets);
+        let fwd = self.forward_slice(targets);
+        self.timings.push(Timing {
+            rule_set: "slice",
+            engine,
+            duration: start.elapsed(),
+            sizes: vec![("backward", back.len()), ("forward", fwd.len())],
+        });
+        let start = Instant::now();
+        let sys = self.abstract_system(facts, targets);
+        self.timings.push(Timing {
+            rule_set: "abstract-system",
+            engine: Engine::Ascent,
+            duration: start.elapsed(),
+            sizes: sys.sizes(),
+        });
+        let start = Instant::now();
+        let fi = points_to::run_field_insensitive(facts);
+        self.timings.push(Timing {
+            rule_set: "points-to-fi",
+            engine: Engine::Ascent,
+            duration: start.elapsed(),
+            sizes: fi.sizes(),
+        });
+    }
+}
+
+/// The backward slice of `targets` in a program, running every rule set it needs (for
+/// callers that want one slice and nothing else).
+pub fn backward_slice(facts: &Facts, targets: &[StmtId]) -> BTreeSet<StmtId> {
+    Analysis::run(facts).backward_slice(targets)
+}

@@ -1,0 +1,445 @@
+//! `agx slice FILE`: for each target location, the backward slice (as source lines) and
+//! the abstract system; with several targets, a ranking (statically unreachable ones
+//! dropped with a reason, the rest by cost: abstract-trace length, threads involved,
+//! slice size).
+
+use super::common::InputArgs;
+use super::rules::load_facts;
+use analysis::facts::{Facts, FuncId, StmtId};
+use anyhow::{bail, Context, Result};
+use rules::abstract_system::{AbstractSystem, EdgeKind};
+use rules::Analysis;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// A target location `FILE:LINE` (repeatable).
+    #[arg(long = "target", value_name = "FILE:LINE")]
+    pub targets: Vec<String>,
+    /// Every assertion and `reach_error()` call is a target.
+    #[arg(long)]
+    pub assertions: bool,
+    /// Targets from the results of a SARIF 2.1.0 file of static warnings.
+    #[arg(long, value_name = "FILE")]
+    pub sarif: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, default_value = "text", value_parser = ["text", "json", "dot"])]
+    pub format: String,
+}
+
+/// A target as the user named it.
+#[derive(Clone, Debug)]
+pub struct Location {
+    pub file: String,
+    pub line: u32,
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
+}
+
+pub fn parse_location(s: &str) -> Result<Location> {
+    let (file, line) = s
+        .rsplit_once(':')
+        .with_context(|| format!("`{s}`: expected FILE:LINE"))?;
+    let line = line
+        .parse::<u32>()
+        .with_context(|| format!("`{s}`: `{line}` is not a line number"))?;
+    Ok(Location {
+        file: file.to_string(),
+        line,
+    })
+}
+
+/// Reads the result locations of a SARIF 2.1.0 log.
+pub fn sarif_locations(path: &std::path::Path) -> Result<Vec<Location>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let log: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
+    let mut out = Vec::new();
+    let runs = log["runs"]
+        .as_array()
+        .with_context(|| format!("{}: no `runs` array (not SARIF 2.1.0?)", path.display()))?;
+    for run in runs {
+        for result in run["results"].as_array().into_iter().flatten() {
+            for loc in result["locations"].as_array().into_iter().flatten() {
+                let phys = &loc["physicalLocation"];
+                let uri = phys["artifactLocation"]["uri"].as_str();
+                let line = phys["region"]["startLine"].as_u64();
+                if let (Some(uri), Some(line)) = (uri, line) {
+                    let file = uri.strip_prefix("file://").unwrap_or(uri).to_string();
+                    out.push(Location {
+                        file,
+                        line: line as u32,
+                    });
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Finds a file id by exact name, else by final path component.
+pub fn find_file(facts: &Facts, name: &str) -> Option<analysis::facts::FileId> {
+    let files = &facts.names.files;
+    let exact = files.iter().position(|f| f == name);
+    let base = || {
+        let b = std::path::Path::new(name).file_name()?;
+        files
+            .iter()
+            .position(|f| std::path::Path::new(f).file_name() == Some(b))
+    };
+    exact
+        .or_else(base)
+        .map(|i| analysis::facts::FileId(i as u32))
+}
+
+/// The statements a location stands for: its error sites if it has any (the assertion
+/// itself), else every statement on the line.
+pub fn statements_at(facts: &Facts, loc: &Location) -> Vec<StmtId> {
+    let Some(file) = find_file(facts, &loc.file) else {
+        return Vec::new();
+    };
+    let on_line: Vec<StmtId> = facts
+        .stmt_line
+        .iter()
+        .filter(|&&(_, f, l)| f == file && l == loc.line)
+        .map(|s| s.0)
+        .collect();
+    let errors: Vec<StmtId> = facts
+        .error_site
+        .iter()
+        .map(|e| e.0)
+        .filter(|e| on_line.contains(e))
+        .collect();
+    if errors.is_empty() {
+        on_line
+    } else {
+        errors
+    }
+}
+
+/// A source line of the program.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Line {
+    pub file: String,
+    pub line: u32,
+}
+
+pub fn lines_of(facts: &Facts, stmts: &BTreeSet<StmtId>) -> BTreeSet<Line> {
+    let lines = facts.stmt_lines();
+    stmts
+        .iter()
+        .filter_map(|s| lines.get(s.index()).copied().flatten())
+        .map(|(f, l)| Line {
+            file: facts.names.files[f.index()].clone(),
+            line: l,
+        })
+        .collect()
+}
+
+#[derive(Serialize)]
+struct NodeOut {
+    stmt: String,
+    location: String,
+    roles: Vec<&'static str>,
+}
+
+#[derive(Serialize)]
+struct EdgeOut {
+    from: String,
+    to: String,
+    kind: EdgeKind,
+}
+
+#[derive(Serialize)]
+struct Score {
+    trace_length: usize,
+    threads: Vec<String>,
+    slice_size: usize,
+}
+
+#[derive(Serialize)]
+struct TargetReport {
+    location: String,
+    statements: Vec<String>,
+    /// `None` when the target was dropped.
+    rank: Option<usize>,
+    dropped: Option<String>,
+    score: Option<Score>,
+    slice: Vec<Line>,
+    abstract_nodes: Vec<NodeOut>,
+    abstract_edges: Vec<EdgeOut>,
+    trace: Vec<String>,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let facts = load_facts(&args.input)?;
+    let mut locations: Vec<Location> = Vec::new();
+    for t in &args.targets {
+        locations.push(parse_location(t)?);
+    }
+    if let Some(path) = &args.sarif {
+        locations.extend(sarif_locations(path)?);
+    }
+    if args.assertions {
+        let lines = facts.stmt_lines();
+        for &(e,) in &facts.error_site {
+            if let Some((f, l)) = lines.get(e.index()).copied().flatten() {
+                let file = facts.names.files[f.index()].clone();
+                locations.push(Location { file, line: l });
+            }
+        }
+    }
+    let mut seen = BTreeSet::new();
+    locations.retain(|l| seen.insert((l.file.clone(), l.line)));
+    if locations.is_empty() {
+        bail!("no targets: give --target FILE:LINE, --assertions or --sarif FILE");
+    }
+    let analysis = Analysis::run(&facts);
+    let mut reports: Vec<TargetReport> = locations
+        .iter()
+        .map(|loc| report(&facts, &analysis, loc))
+        .collect();
+    rank(&mut reports);
+    match args.format.as_str() {
+        "json" => println!("{}", serde_json::to_string_pretty(&reports)?),
+        "dot" => print!("{}", dot(&reports)),
+        _ => print!("{}", text(&reports)),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn report(facts: &Facts, analysis: &Analysis, loc: &Location) -> TargetReport {
+    let stmts = statements_at(facts, loc);
+    let mut r = TargetReport {
+        location: loc.to_string(),
+        statements: stmts.iter().map(|s| s.to_string()).collect(),
+        rank: None,
+        dropped: None,
+        score: None,
+        slice: Vec::new(),
+        abstract_nodes: Vec::new(),
+        abstract_edges: Vec::new(),
+        trace: Vec::new(),
+    };
+    if stmts.is_empty() {
+        r.dropped = Some("no statement at this line".into());
+        return r;
+    }
+    let slice = analysis.backward_slice(&stmts);
+    r.slice = lines_of(facts, &slice).into_iter().collect();
+    let system = analysis.abstract_system(facts, &stmts);
+    describe_system(facts, &system, &mut r);
+    if let Some(reason) = unreachable_reason(facts, analysis, &stmts) {
+        r.dropped = Some(reason);
+        return r;
+    }
+    let trace = stmts
+        .iter()
+        .filter_map(|&t| system.shortest_trace(t))
+        .min_by_key(Vec::len);
+    let Some(trace) = trace else {
+        r.dropped = Some("no abstract trace from the start of main reaches it".into());
+        return r;
+    };
+    r.trace = trace.iter().map(|s| label(facts, *s)).collect();
+    r.score = Some(Score {
+        trace_length: trace.len(),
+        threads: threads_involved(facts, analysis, &slice),
+        slice_size: slice.len(),
+    });
+    r
+}
+
+fn label(facts: &Facts, s: StmtId) -> String {
+    format!("{s}@{}", facts.stmt_label(s))
+}
+
+fn describe_system(facts: &Facts, system: &AbstractSystem, r: &mut TargetReport) {
+    for (s, roles) in &system.nodes {
+        r.abstract_nodes.push(NodeOut {
+            stmt: s.to_string(),
+            location: facts.stmt_label(*s).to_string(),
+            roles: roles.iter().map(|x| x.name()).collect(),
+        });
+    }
+    for &(a, b, kind) in &system.edges {
+        r.abstract_edges.push(EdgeOut {
+            from: a.to_string(),
+            to: b.to_string(),
+            kind,
+        });
+    }
+}
+
+/// Why no execution can reach any of the statements, if that is statically clear.
+fn unreachable_reason(facts: &Facts, analysis: &Analysis, stmts: &[StmtId]) -> Option<String> {
+    let func_of: HashMap<StmtId, FuncId> = facts.stmt_func.iter().copied().collect();
+    let reachable: BTreeSet<StmtId> = facts.reachable.iter().map(|r| r.0).collect();
+    if stmts.iter().all(|s| !reachable.contains(s)) {
+        return Some("dead code: not reachable from the start of its function".into());
+    }
+    let live = &analysis.call_graph.live;
+    let dead_funcs: Vec<&str> = stmts
+        .iter()
+        .filter_map(|s| func_of.get(s))
+        .filter(|f| !live.contains(f))
+        .map(|f| facts.func_name(*f))
+        .collect();
+    if dead_funcs.len() == stmts.len() {
+        return Some(format!(
+            "function `{}` is never called from main or a thread",
+            dead_funcs[0]
+        ));
+    }
+    None
+}
+
+fn threads_involved(facts: &Facts, analysis: &Analysis, slice: &BTreeSet<StmtId>) -> Vec<String> {
+    let func_of: HashMap<StmtId, FuncId> = facts.stmt_func.iter().copied().collect();
+    let funcs: BTreeSet<FuncId> = slice
+        .iter()
+        .filter_map(|s| func_of.get(s).copied())
+        .collect();
+    let threads: BTreeSet<FuncId> = funcs
+        .iter()
+        .flat_map(|&f| analysis.call_graph.threads_running(f))
+        .collect();
+    threads
+        .iter()
+        .map(|&t| facts.func_name(t).to_string())
+        .collect()
+}
+
+/// Ranks the kept targets by (trace length, threads, slice size), cheapest first.
+fn rank(reports: &mut [TargetReport]) {
+    let mut order: Vec<usize> = (0..reports.len())
+        .filter(|&i| reports[i].score.is_some())
+        .collect();
+    order.sort_by_key(|&i| {
+        let s = reports[i]
+            .score
+            .as_ref()
+            .map(|s| (s.trace_length, s.threads.len(), s.slice_size));
+        (s, i)
+    });
+    for (rank, i) in order.into_iter().enumerate() {
+        reports[i].rank = Some(rank + 1);
+    }
+}
+
+fn text(reports: &[TargetReport]) -> String {
+    let mut out = String::new();
+    let mut files: BTreeMap<String, Option<String>> = BTreeMap::new();
+    for r in reports {
+        let _ = writeln!(out, "target {} ({})", r.location, r.statements.join(", "));
+        let _ = writeln!(out, "  backward slice: {} lines", r.slice.len());
+        for l in &r.slice {
+            let src = files
+                .entry(l.file.clone())
+                .or_insert_with(|| std::fs::read_to_string(&l.file).ok())
+                .as_deref()
+                .and_then(|t| t.lines().nth(l.line as usize - 1))
+                .unwrap_or("")
+                .trim()
+                .to_string();
+            let _ = writeln!(out, "    {}:{:<5} {src}", l.file, l.line);
+        }
+        let _ = writeln!(
+            out,
+            "  abstract system: {} locations, {} edges",
+            r.abstract_nodes.len(),
+            r.abstract_edges.len()
+        );
+        for n in &r.abstract_nodes {
+            let _ = writeln!(
+                out,
+                "    {:<6} {:<24} {}",
+                n.stmt,
+                n.location,
+                n.roles.join(", ")
+            );
+        }
+        for e in &r.abstract_edges {
+            let _ = writeln!(out, "    {} -> {} ({:?})", e.from, e.to, e.kind);
+        }
+        if !r.trace.is_empty() {
+            let _ = writeln!(out, "  shortest abstract trace: {}", r.trace.join(" -> "));
+        }
+        out.push('\n');
+    }
+    if reports.len() > 1 {
+        out.push_str(&ranking_text(reports));
+    }
+    out
+}
+
+fn ranking_text(reports: &[TargetReport]) -> String {
+    let mut out =
+        String::from("ranking (cheapest first: abstract-trace length, threads, slice size)\n");
+    let mut ranked: Vec<&TargetReport> = reports.iter().filter(|r| r.rank.is_some()).collect();
+    ranked.sort_by_key(|r| r.rank);
+    for r in ranked {
+        if let (Some(rank), Some(s)) = (r.rank, &r.score) {
+            let _ = writeln!(
+                out,
+                "  {rank}. {}: trace of {} locations, {} thread(s) ({}), slice of {} statements",
+                r.location,
+                s.trace_length,
+                s.threads.len(),
+                s.threads.join(", "),
+                s.slice_size
+            );
+        }
+    }
+    for r in reports.iter().filter(|r| r.dropped.is_some()) {
+        let _ = writeln!(
+            out,
+            "  dropped {}: {}",
+            r.location,
+            r.dropped.as_deref().unwrap_or("")
+        );
+    }
+    out
+}
+
+fn dot(reports: &[TargetReport]) -> String {
+    let mut out =
+        String::from("digraph abstract_system {\n  node [shape=box, fontname=monospace];\n");
+    for (i, r) in reports.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  subgraph cluster_{i} {{\n    label=\"{}\";",
+            r.location
+        );
+        for n in &r.abstract_nodes {
+            let _ = writeln!(
+                out,
+                "    t{i}_{} [label=\"{}\\n{}\"];",
+                n.stmt,
+                n.location.replace('"', "'"),
+                n.roles.join(", ")
+            );
+        }
+        for e in &r.abstract_edges {
+            let style = match e.kind {
+                EdgeKind::Flow => "solid",
+                EdgeKind::Call => "dashed",
+            };
+            let _ = writeln!(out, "    t{i}_{} -> t{i}_{} [style={style}];", e.from, e.to);
+        }
+        out.push_str("  }\n");
+    }
+    out.push_str("}\n");
+    out
+}
