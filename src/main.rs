@@ -11,7 +11,11 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "agx", version, about = "Finds concurrency bugs in multithreaded C programs")]
+#[command(
+    name = "agx",
+    version,
+    about = "Finds concurrency bugs in multithreaded C programs"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -27,6 +31,14 @@ enum Command {
     Bench(cmd::bench::Args),
     /// Answer one SV-COMP task (`Result: TRUE|FALSE(unreach-call)|UNKNOWN`), with a witness.
     Svcomp(cmd::svcomp::Args),
+    /// Write the facts of a program as Soufflé-compatible `.facts` files.
+    Facts(cmd::facts::Args),
+    /// List, run and time the Datalog rule sets.
+    Rules(cmd::rules::Args),
+    /// Backward slices, abstract systems and a ranking of target locations.
+    Slice(cmd::slice::Args),
+    /// Change impact: what changed lines may affect and what may affect them.
+    Impact(cmd::impact::Args),
 }
 
 fn main() -> ExitCode {
@@ -36,6 +48,10 @@ fn main() -> ExitCode {
         Command::Run(args) => cmd::run::run(args),
         Command::Bench(args) => cmd::bench::run(args),
         Command::Svcomp(args) => cmd::svcomp::run(args),
+        Command::Facts(args) => cmd::facts::run(args),
+        Command::Rules(args) => cmd::rules::run(args),
+        Command::Slice(args) => cmd::slice::run(args),
+        Command::Impact(args) => cmd::impact::run(args),
     };
     match result {
         Ok(code) => code,

@@ -5,3 +5,7 @@ pub mod common;
 pub mod ir;
 pub mod run;
 pub mod svcomp;
+pub mod facts;
+pub mod impact;
+pub mod rules;
+pub mod slice;
