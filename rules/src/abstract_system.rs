@@ -243,7 +243,6 @@ pub fn run(inputs: &Inputs<'_>, targets: &[StmtId]) -> AbstractSystem {
         data,
         locks,
     } = *inputs;
-    let func_of: HashMap<StmtId, FuncId> = facts.stmt_func.iter().copied().collect();
     let entry_of: HashMap<FuncId, StmtId> = facts.func_entry.iter().copied().collect();
     let loads: HashSet<StmtId> = facts.load.iter().map(|l| l.0).collect();
     let mut p = AbstractProgram::default();
@@ -267,10 +266,9 @@ pub fn run(inputs: &Inputs<'_>, targets: &[StmtId]) -> AbstractSystem {
     p.branch = facts.branch.iter().map(|b| (b.0,)).collect();
     p.reg_dep = data.reg.clone();
     p.local_mem = data
-        .mem_candidates
-        .iter()
-        .filter(|(r, w)| loads.contains(r) && func_of.get(r) == func_of.get(w))
-        .copied()
+        .local_memory_pairs(facts)
+        .into_iter()
+        .filter(|(r, _)| loads.contains(r))
         .collect();
     p.cfg_edge = facts.cfg_edge.clone();
     p.lock = facts.lock.iter().map(|l| (l.0,)).collect();

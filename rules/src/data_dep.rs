@@ -25,11 +25,14 @@
 //! param_use(s, f, i) ← preach(v, s), uses(s, v), formal_param(f, i, v)
 //! read_cell(r, o, k)  ← mem_read(r, a), pt(a, o, k)
 //! write_cell(w, o, k) ← mem_write(w, a), pt(a, o, k)
-//! mem_cand(r, w)   ← read_cell(r, o, k), write_cell(w, o, k'), overlap(k, k')
 //! ```
+//! A read `r` may read what `w` wrote when they share a cell: `read_cell(r, o, k)`,
+//! `write_cell(w, o, k')`, `overlap(k, k')`. Those pairs are not listed (they grow with
+//! the square of the accesses of a hot global); [`crate::dependence`] links reads to
+//! writes through the cells instead.
 
 use crate::points_to::{sorted, PointsTo};
-use analysis::facts::{Facts, FuncId, Obj, StmtId, Var, ANY_OFFSET};
+use analysis::facts::{Facts, FuncId, Obj, StmtId, Var};
 use ascent::ascent;
 
 /// The result of the data-dependence rule set.
@@ -39,11 +42,6 @@ pub struct DataDeps {
     pub reg: Vec<(StmtId, StmtId)>,
     /// `(use, f, i)`: `use` reads parameter `i` of `f` as passed by the caller.
     pub param_uses: Vec<(StmtId, FuncId, u32)>,
-    /// `(read, write)`: `read` may read a cell `write` writes (before the
-    /// happens-before filter).
-    pub mem_candidates: Vec<(StmtId, StmtId)>,
-    /// `(w1, w2)`, `w1 < w2`: two writes of the same cell (for races).
-    pub write_pairs: Vec<(StmtId, StmtId)>,
     /// `(stmt, obj, offset)`: cells a statement may read.
     pub read_cells: Vec<(StmtId, Obj, i64)>,
     /// `(stmt, obj, offset)`: cells a statement may write.
@@ -55,8 +53,6 @@ impl DataDeps {
         vec![
             ("reg_dep", self.reg.len()),
             ("param_use", self.param_uses.len()),
-            ("mem_cand", self.mem_candidates.len()),
-            ("write_pair", self.write_pairs.len()),
             ("read_cell", self.read_cells.len()),
             ("write_cell", self.write_cells.len()),
         ]
@@ -83,8 +79,6 @@ ascent! {
     relation param_use(StmtId, FuncId, u32);
     relation read_cell(StmtId, Obj, i64);
     relation write_cell(StmtId, Obj, i64);
-    relation mem_cand(StmtId, StmtId);
-    relation write_pair(StmtId, StmtId);
 
     live_in(v, s) <-- uses(s, v), is_reg(v);
     live_in(v, s) <-- live_out(v, s), !defines(s, v);
@@ -98,15 +92,6 @@ ascent! {
 
     read_cell(r, o, k) <-- mem_read(r, a), pt(a, o, k);
     write_cell(w, o, k) <-- mem_write(w, a), pt(a, o, k);
-    mem_cand(r, w) <-- read_cell(r, o, k), write_cell(w, o, k);
-    mem_cand(r, w) <--
-        read_cell(r, o, k), if *k != ANY_OFFSET, write_cell(w, o, any), if *any == ANY_OFFSET;
-    mem_cand(r, w) <--
-        read_cell(r, o, any), if *any == ANY_OFFSET, write_cell(w, o, k), if *k != ANY_OFFSET;
-    write_pair(a, b) <-- write_cell(a, o, k), write_cell(b, o, k), if a < b;
-    write_pair(a, b) <--
-        write_cell(a, o, k), if *k != ANY_OFFSET, write_cell(b, o, any), if *any == ANY_OFFSET,
-        if a != b;
 }
 
 pub fn run(facts: &Facts, pts: &PointsTo) -> DataDeps {
@@ -125,17 +110,35 @@ pub fn run(facts: &Facts, pts: &PointsTo) -> DataDeps {
         .map(|&(v, c)| (v, c.obj, c.offset))
         .collect();
     p.run();
-    let write_pairs = p
-        .write_pair
-        .into_iter()
-        .map(|(a, b)| (a.min(b), a.max(b)))
-        .collect();
     DataDeps {
         reg: sorted(p.reg_dep),
         param_uses: sorted(p.param_use),
-        mem_candidates: sorted(p.mem_cand),
-        write_pairs: sorted(write_pairs),
         read_cells: sorted(p.read_cell),
         write_cells: sorted(p.write_cell),
+    }
+}
+
+impl DataDeps {
+    /// `(read, write)` pairs within one function whose cells overlap (for the abstract
+    /// system's intraprocedural memory definitions).
+    pub fn local_memory_pairs(&self, facts: &Facts) -> Vec<(StmtId, StmtId)> {
+        use std::collections::HashMap;
+        let func_of: HashMap<StmtId, FuncId> = facts.stmt_func.iter().copied().collect();
+        let mut writes: HashMap<(FuncId, Obj), Vec<(StmtId, i64)>> = HashMap::new();
+        for &(w, o, k) in &self.write_cells {
+            if let Some(&f) = func_of.get(&w) {
+                writes.entry((f, o)).or_default().push((w, k));
+            }
+        }
+        let mut out = Vec::new();
+        for &(r, o, k) in &self.read_cells {
+            let Some(&f) = func_of.get(&r) else { continue };
+            for &(w, j) in writes.get(&(f, o)).into_iter().flatten() {
+                if (crate::Cell { obj: o, offset: k }).overlaps(crate::Cell { obj: o, offset: j }) {
+                    out.push((r, w));
+                }
+            }
+        }
+        sorted(out)
     }
 }

@@ -5,7 +5,7 @@
 //! ```text
 //! control   dep(n, a)  ← cd(n, a, _)
 //! data      dep(u, d)  ← reg_dep(u, d)
-//! memory    dep(r, w)  ← mem_cand(r, w), ¬hb(r, w)
+//! memory    dep(r, w)  ← read_cell(r, n), write_cell(w, n), ¬hb(r, w)   (n: a cell)
 //! call      dep(s, k)  ← entry_level(f, s), invoked(k, f)
 //! param     dep(s, k)  ← param_use(s, f, i), invoked(k, f)      (i = 0 for thread creation)
 //! return    dep(k, r)  ← call_edge(k, f), call_result(k, _), return_val(r, _), stmt_func(r, f)
@@ -18,15 +18,19 @@
 //! For context-sensitive slicing (Horwitz, Reps and Binkley's two phases) each kind has a
 //! class: `Local` (control, data), `Up` (to callers: call, param), `Down` (into callees:
 //! return, halt) and `Memory` (memory, join: any function, any context).
-//! `inter_thread(r, w)`: the memory dependences whose two ends may run in different
-//! threads.
+//!
+//! Memory dependences are not listed pair by pair (a global touched by a thousand
+//! statements would give a million pairs): a read reaches a cell node `read_via(r, n)`
+//! and the node reaches its writers `write_at(w, n)`; only a read with a writer of `n`
+//! that it happens before gets explicit `memory` edges to the other writers of `n`.
+//! `inter_thread(r, n)`: read `r` may read cell `n` as written by another thread.
 
 use crate::call_graph::CallGraph;
 use crate::control_dep::ControlDeps;
 use crate::data_dep::DataDeps;
 use crate::happens_before::HappensBefore;
-use crate::points_to::sorted;
-use analysis::facts::{Facts, FuncId, StmtId};
+use crate::points_to::{sorted, Cell};
+use analysis::facts::{Facts, FuncId, Obj, StmtId};
 use std::collections::{HashMap, HashSet};
 
 /// Why one statement depends on another.
@@ -78,9 +82,16 @@ pub struct DepEdge {
 /// The result of the dependence rule set.
 #[derive(Clone, Debug, Default)]
 pub struct DependenceGraph {
+    /// Statement-to-statement edges (memory edges only where happens-before removed some
+    /// writers of a cell for that read).
     pub edges: Vec<DepEdge>,
-    /// `(read, write)` memory dependences between code that may run in different threads.
-    pub inter_thread: Vec<(StmtId, StmtId)>,
+    /// `(read, cell)`: the read depends on every writer of the cell node.
+    pub read_via: Vec<(StmtId, Cell)>,
+    /// `(write, cell)`: the writers of each cell node.
+    pub write_at: Vec<(StmtId, Cell)>,
+    /// `(read, cell)`: the read may see a write of the cell by code that may run in a
+    /// different thread (inter-thread data dependence).
+    pub inter_thread: Vec<(StmtId, Cell)>,
     /// `(read, write)` memory-access pairs removed because the read happens first.
     pub filtered_by_hb: Vec<(StmtId, StmtId)>,
 }
@@ -89,9 +100,25 @@ impl DependenceGraph {
     pub fn sizes(&self) -> Vec<(&'static str, usize)> {
         vec![
             ("dep", self.edges.len()),
+            ("read_via", self.read_via.len()),
+            ("write_at", self.write_at.len()),
             ("inter_thread_dep", self.inter_thread.len()),
             ("hb_filtered", self.filtered_by_hb.len()),
         ]
+    }
+
+    /// Whether `read` may read what `write` wrote (memory dependence, after the filter).
+    pub fn memory_dependence(&self, read: StmtId, write: StmtId) -> bool {
+        let explicit = self
+            .edges
+            .iter()
+            .any(|e| e.stmt == read && e.on == write && e.kind == DepKind::Memory);
+        let via = self
+            .read_via
+            .iter()
+            .filter(|r| r.0 == read)
+            .any(|&(_, n)| self.write_at.contains(&(write, n)));
+        explicit || via
     }
 
     /// The edges as `(stmt, on, class)` triples for the slicing rules.
@@ -122,19 +149,9 @@ pub fn run(
     for &(u, d) in &dd.reg {
         push(u, d, DepKind::Data);
     }
-    let mut filtered = Vec::new();
-    let mut inter_thread = Vec::new();
-    for &(r, w) in &dd.mem_candidates {
-        if hb.happens_before(r, w) {
-            filtered.push((r, w));
-            continue;
-        }
+    let memory = memory_edges(facts, cg, dd, hb);
+    for &(r, w) in &memory.explicit {
         push(r, w, DepKind::Memory);
-        if let (Some(&f), Some(&g)) = (func_of.get(&r), func_of.get(&w)) {
-            if cg.may_run_in_parallel(f, g) {
-                inter_thread.push((r, w));
-            }
-        }
     }
     let mut sites: HashMap<FuncId, Vec<StmtId>> = HashMap::new();
     for &(k, f) in &cg.invoked {
@@ -187,7 +204,83 @@ pub fn run(
     }
     DependenceGraph {
         edges: sorted(edges),
-        inter_thread: sorted(inter_thread),
-        filtered_by_hb: sorted(filtered),
+        read_via: memory.read_via,
+        write_at: memory.write_at,
+        inter_thread: memory.inter_thread,
+        filtered_by_hb: memory.filtered,
     }
+}
+
+#[derive(Default)]
+struct MemoryEdges {
+    explicit: Vec<(StmtId, StmtId)>,
+    read_via: Vec<(StmtId, Cell)>,
+    write_at: Vec<(StmtId, Cell)>,
+    inter_thread: Vec<(StmtId, Cell)>,
+    filtered: Vec<(StmtId, StmtId)>,
+}
+
+/// Links reads to the cell nodes they may read (every written cell that overlaps theirs),
+/// replacing a node by explicit edges where happens-before removes some of its writers.
+fn memory_edges(facts: &Facts, cg: &CallGraph, dd: &DataDeps, hb: &HappensBefore) -> MemoryEdges {
+    let func_of: HashMap<StmtId, FuncId> = facts.stmt_func.iter().copied().collect();
+    let mut writers: HashMap<Cell, Vec<StmtId>> = HashMap::new();
+    let mut written: HashMap<Obj, Vec<i64>> = HashMap::new();
+    let mut out = MemoryEdges::default();
+    for &(w, obj, offset) in &dd.write_cells {
+        let n = Cell { obj, offset };
+        writers.entry(n).or_default().push(w);
+        written.entry(obj).or_default().push(offset);
+        out.write_at.push((w, n));
+    }
+    for offsets in written.values_mut() {
+        offsets.sort();
+        offsets.dedup();
+    }
+    let mut hb_writes: HashMap<StmtId, HashSet<StmtId>> = HashMap::new();
+    for &(r, w) in &hb.hb {
+        hb_writes.entry(r).or_default().insert(w);
+    }
+    for &(r, obj, offset) in &dd.read_cells {
+        let read = Cell { obj, offset };
+        let offsets = written.get(&obj).map_or(&[][..], Vec::as_slice);
+        for &k in offsets {
+            let node = Cell { obj, offset: k };
+            if !read.overlaps(node) {
+                continue;
+            }
+            let ws = &writers[&node];
+            let before = hb_writes.get(&r);
+            let parallel = |w: &StmtId| match (func_of.get(&r), func_of.get(w)) {
+                (Some(&f), Some(&g)) => cg.may_run_in_parallel(f, g),
+                _ => false,
+            };
+            match before.filter(|b| ws.iter().any(|w| b.contains(w))) {
+                Some(b) => {
+                    for &w in ws {
+                        if b.contains(&w) {
+                            out.filtered.push((r, w));
+                        } else {
+                            out.explicit.push((r, w));
+                        }
+                    }
+                    if ws.iter().any(|w| !b.contains(w) && parallel(w)) {
+                        out.inter_thread.push((r, node));
+                    }
+                }
+                None => {
+                    out.read_via.push((r, node));
+                    if ws.iter().any(parallel) {
+                        out.inter_thread.push((r, node));
+                    }
+                }
+            }
+        }
+    }
+    out.explicit = sorted(out.explicit);
+    out.read_via = sorted(out.read_via);
+    out.write_at = sorted(out.write_at);
+    out.inter_thread = sorted(out.inter_thread);
+    out.filtered = sorted(out.filtered);
+    out
 }

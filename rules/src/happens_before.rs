@@ -16,29 +16,33 @@
 //! they share a CFG cycle; the rule checks the strongly connected components instead.
 //!
 //! Facts: `stmt_func`, `dom_interval`, `scc`, `thread_join`, `load`, `defines`; from the
-//! earlier rule sets: `once`, `sole_site`, `call_edge`, `thread_edge`, `pt`, `write_cell`.
-//! The pairs asked about (`need`) are the memory-access pairs of the data dependence.
+//! earlier rule sets: `once`, `sole_site`, `call_edge`, `thread_edge`, `pt`,
+//! `read_cell`, `write_cell`. The subjects are the statements that access memory.
 //!
 //! Rules:
 //! ```text
-//! ord(p, q)         ← stmt_func(p, f), stmt_func(q, f), once(f), dom(p, q), scc(p) ≠ scc(q)
-//! under(f, c)       ← thread_edge(c, f), sole_site(f, c)
-//! under(f, c)       ← under(g, c), stmt_func(k, g), sole_site(f, k)
-//! ends_by(a, a)     ← subject(a)
-//! ends_by(a, k)     ← ends_by(a, s), stmt_func(s, g), sole_site(g, k), call_edge(k, g)
-//! ends_by(a, j)     ← ends_by(a, s), stmt_func(s, g), under(g, c), join_of(j, c)
+//! ord(p, q)          ← stmt_func(p, f), stmt_func(q, f), once(f), dom(p, q), scc(p) ≠ scc(q)
+//! under(f, c)        ← thread_edge(c, f), sole_site(f, c)
+//! under(f, c)        ← under(g, c), stmt_func(k, g), sole_site(f, k)
+//! ends_by(a, a)      ← subject(a)
+//! ends_by(a, k)      ← ends_by(a, s), stmt_func(s, g), sole_site(g, k), call_edge(k, g)
+//! ends_by(a, j)      ← ends_by(a, s), stmt_func(s, g), under(g, c), join_of(j, c)
 //! begins_after(b, b) ← subject(b)
 //! begins_after(b, k) ← begins_after(b, s), stmt_func(s, g), sole_site(g, k), call_edge(k, g)
-//! created(b, c)     ← begins_after(b, s), stmt_func(s, g), under(g, c)
+//! created(b, c)      ← begins_after(b, s), stmt_func(s, g), under(g, c)
 //! begins_after(b, c) ← created(b, c)
-//! hb(a, b)          ← need(a, b), ends_by(a, p), begins_after(b, q), ord(p, q)
-//! hb(a, b)          ← need(a, b), ends_by(a, c), created(b, c)
-//! mhp(a, b)         ← conflict(a, b), stmt_func(a, f), stmt_func(b, g), parallel(f, g),
-//!                     ¬hb(a, b), ¬hb(b, a)
+//! pre(a, c)          ← ends_by(a, p), thread_create(c), (p = c ∨ ord(p, c))
+//! hb(r, w)           ← pre(r, c), created(w, c), conflict(r, w)
+//! hb(r, w)           ← ends_by(r, j), join_of(j, _), begins_after(w, q), ord(j, q),
+//!                      conflict(r, w)
 //! ```
 //! `under(f, c)`: code of `f` runs only in the thread created at `c` (or threads it
 //! creates). `ends_by(a, p)`: every run of `a` ends before `p` ends. `begins_after(b, q)`:
 //! every run of `b` begins after `q` begins; `created(b, c)`: after `c` has ended.
+//! `conflict(r, w)`: `r` reads a cell `w` writes. As in the paper, the happens-before
+//! pairs that filter dependences come from thread creation (and, here, join) sites; the
+//! order of two statements of one thread (`ord` between any two anchors) is available
+//! per pair through [`HappensBefore::happens_before`] and used for may-happen-in-parallel.
 //! `join_of(j, c)` (computed directly, see [`join_sites`]): `j` joins exactly the thread
 //! created at `c`: its thread id is loaded from a register defined once, by a load from
 //! one cell that only `c` writes, and `c` dominates the load.
@@ -46,40 +50,95 @@
 use crate::call_graph::CallGraph;
 use crate::data_dep::DataDeps;
 use crate::points_to::{sorted, PointsTo};
-use analysis::facts::{Facts, FuncId, StmtId, ANY_OFFSET};
+
+use analysis::facts::{Facts, FuncId, Obj, StmtId, ANY_OFFSET};
 use ascent::ascent;
 use std::collections::{HashMap, HashSet};
 
-/// The result of the happens-before rule set, over the asked pairs.
+/// The result of the happens-before rule set.
 #[derive(Clone, Debug, Default)]
 pub struct HappensBefore {
-    /// `(a, b)`: every run of `a` ends before any run of `b` begins.
+    /// `(read, write)` conflicting pairs where the read ends before the write begins,
+    /// through thread creation or join: the dependence filter.
     pub hb: HashSet<(StmtId, StmtId)>,
-    /// `(a, b)`: conflicting accesses (same cell, one a write) that may run at the same
-    /// time in different threads; both orders are listed.
-    pub mhp: Vec<(StmtId, StmtId)>,
     /// `(join, create)`: the join waits for exactly the thread created at `create`.
     pub join_of: Vec<(StmtId, StmtId)>,
+    ends_by: HashMap<StmtId, Vec<StmtId>>,
+    begins_after: HashMap<StmtId, Vec<StmtId>>,
+    created: HashMap<StmtId, Vec<StmtId>>,
+    once: HashSet<FuncId>,
+    func_of: HashMap<StmtId, FuncId>,
+    interval: HashMap<StmtId, (u32, u32)>,
+    scc: HashMap<StmtId, StmtId>,
+    creates: HashSet<StmtId>,
+    joins: HashSet<StmtId>,
 }
 
 impl HappensBefore {
     pub fn sizes(&self) -> Vec<(&'static str, usize)> {
+        let count = |m: &HashMap<StmtId, Vec<StmtId>>| m.values().map(Vec::len).sum::<usize>();
         vec![
             ("hb", self.hb.len()),
-            ("mhp", self.mhp.len()),
+            ("ends_by", count(&self.ends_by)),
+            ("begins_after", count(&self.begins_after)),
+            ("created", count(&self.created)),
             ("join_of", self.join_of.len()),
         ]
     }
 
+    /// `ord(p, q)`: `p` runs before `q` in the one activation of a run-once function.
+    fn ord(&self, p: StmtId, q: StmtId) -> bool {
+        let f = self.func_of.get(&p);
+        if f.is_none() || f != self.func_of.get(&q) || !f.is_some_and(|f| self.once.contains(f)) {
+            return false;
+        }
+        match (self.interval.get(&p), self.interval.get(&q)) {
+            (Some(&(pp, pq)), Some(&(qp, qq))) => {
+                pp <= qp && qq <= pq && self.scc.get(&p) != self.scc.get(&q)
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether every run of `a` ends before any run of `b` begins, by the rules above
+    /// (creation, join, and the order within one thread), for any two memory accesses.
     pub fn happens_before(&self, a: StmtId, b: StmtId) -> bool {
-        self.hb.contains(&(a, b))
+        if self.hb.contains(&(a, b)) {
+            return true;
+        }
+        let (Some(ends), Some(begins)) = (self.ends_by.get(&a), self.begins_after.get(&b)) else {
+            return false;
+        };
+        let created = self.created.get(&b).map_or(&[][..], Vec::as_slice);
+        ends.iter().any(|&p| {
+            begins.iter().any(|&q| self.ord(p, q))
+                || created.iter().any(|&c| p == c && self.creates.contains(&c))
+        })
+    }
+
+    /// May `a` and `b` (memory accesses) run at the same time in two threads?
+    pub fn may_happen_in_parallel(&self, cg: &CallGraph, a: StmtId, b: StmtId) -> bool {
+        match (self.func_of.get(&a), self.func_of.get(&b)) {
+            (Some(&f), Some(&g)) => {
+                cg.may_run_in_parallel(f, g)
+                    && !self.happens_before(a, b)
+                    && !self.happens_before(b, a)
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether `j` is a join site matched to a creation.
+    pub fn is_matched_join(&self, j: StmtId) -> bool {
+        self.joins.contains(&j)
     }
 }
 
 ascent! {
     struct HbProgram;
-    relation need(StmtId, StmtId);
-    relation conflict(StmtId, StmtId);
+    relation subject(StmtId);
+    relation read_cell(StmtId, Obj, i64);
+    relation write_cell(StmtId, Obj, i64);
     relation stmt_func(StmtId, FuncId);
     relation dom_interval(StmtId, u32, u32);
     relation scc(StmtId, StmtId);
@@ -88,18 +147,18 @@ ascent! {
     relation call_edge(StmtId, FuncId);
     relation thread_edge(StmtId, FuncId);
     relation join_of(StmtId, StmtId);
-    relation parallel(FuncId, FuncId);
 
-    relation subject(StmtId);
+    relation create_site(StmtId);
+    relation join_site(StmtId);
     relation under(FuncId, StmtId);
     relation ends_by(StmtId, StmtId);
     relation begins_after(StmtId, StmtId);
     relation created(StmtId, StmtId);
+    relation pre(StmtId, StmtId);
     relation hb(StmtId, StmtId);
-    relation mhp(StmtId, StmtId);
 
-    subject(a) <-- need(a, _);
-    subject(b) <-- need(_, b);
+    create_site(c) <-- thread_edge(c, _);
+    join_site(j) <-- join_of(j, _);
     under(f, c) <-- thread_edge(c, f), sole_site(f, c);
     under(f, c) <-- under(g, c), stmt_func(k, g), sole_site(f, k);
 
@@ -112,37 +171,36 @@ ascent! {
     created(b, c) <-- begins_after(b, s), stmt_func(s, g), under(g, c);
     begins_after(b, c) <-- created(b, c);
 
-    hb(a, b) <--
-        need(a, b), ends_by(a, p), begins_after(b, q),
-        stmt_func(p, f), stmt_func(q, f), once(f),
-        dom_interval(p, pp, pq), dom_interval(q, qp, qq), if pp <= qp && qq <= pq,
-        scc(p, cp), scc(q, cq), if cp != cq;
-    hb(a, b) <-- need(a, b), ends_by(a, c), created(b, c);
+    pre(a, c) <-- ends_by(a, c), create_site(c);
+    pre(a, c) <--
+        ends_by(a, p), stmt_func(p, f), once(f), create_site(c), stmt_func(c, f),
+        dom_interval(p, pp, pq), dom_interval(c, cp, cq), if pp <= cp && cq <= pq,
+        scc(p, sp), scc(c, sc), if sp != sc;
 
-    mhp(a, b) <--
-        conflict(a, b), stmt_func(a, f), stmt_func(b, g), parallel(f, g),
-        !hb(a, b), !hb(b, a);
+    hb(r, w) <--
+        pre(r, c), read_cell(r, o, k), created(w, c), write_cell(w, o, j),
+        if k == j || *k == ANY_OFFSET || *j == ANY_OFFSET;
+    hb(r, w) <--
+        ends_by(r, j), join_site(j), stmt_func(j, f), once(f), read_cell(r, o, k),
+        begins_after(w, q), stmt_func(q, f), write_cell(w, o, i),
+        if k == i || *k == ANY_OFFSET || *i == ANY_OFFSET,
+        dom_interval(j, jp, jq), dom_interval(q, qp, qq), if jp <= qp && qq <= jq,
+        scc(j, sj), scc(q, sq), if sj != sq;
 }
 
-/// Computes happens-before over the memory-access pairs of `deps` (read before write, for
-/// the dependence filter) and may-happen-in-parallel over conflicting pairs.
+/// Computes the happens-before anchors of every memory access and the conflicting
+/// (read, write) pairs ordered through thread creation or join.
 pub fn run(facts: &Facts, pts: &PointsTo, cg: &CallGraph, deps: &DataDeps) -> HappensBefore {
-    let mut conflicts: Vec<(StmtId, StmtId)> = Vec::new();
-    for &(r, w) in &deps.mem_candidates {
-        if r != w {
-            conflicts.push((r, w));
-            conflicts.push((w, r));
-        }
-    }
-    for &(a, b) in &deps.write_pairs {
-        conflicts.push((a, b));
-        conflicts.push((b, a));
-    }
-    let conflicts = sorted(conflicts);
     let join_of = join_sites(facts, pts, deps);
     let mut p = HbProgram::default();
-    p.need = conflicts.clone();
-    p.conflict = conflicts;
+    p.subject = deps
+        .read_cells
+        .iter()
+        .chain(&deps.write_cells)
+        .map(|c| (c.0,))
+        .collect();
+    p.read_cell = deps.read_cells.clone();
+    p.write_cell = deps.write_cells.clone();
     p.stmt_func = facts.stmt_func.clone();
     p.dom_interval = facts.dom_interval.clone();
     p.scc = facts.scc.clone();
@@ -151,11 +209,29 @@ pub fn run(facts: &Facts, pts: &PointsTo, cg: &CallGraph, deps: &DataDeps) -> Ha
     p.call_edge = cg.call_edges.clone();
     p.thread_edge = cg.thread_edges.clone();
     p.join_of = join_of.clone();
-    p.parallel = cg.parallel.iter().copied().collect();
     p.run();
+    let group = |v: Vec<(StmtId, StmtId)>| {
+        let mut m: HashMap<StmtId, Vec<StmtId>> = HashMap::new();
+        for (a, b) in v {
+            m.entry(a).or_default().push(b);
+        }
+        m
+    };
     HappensBefore {
         hb: p.hb.into_iter().collect(),
-        mhp: sorted(p.mhp),
+        ends_by: group(p.ends_by),
+        begins_after: group(p.begins_after),
+        created: group(p.created),
+        once: cg.once.iter().copied().collect(),
+        func_of: facts.stmt_func.iter().copied().collect(),
+        interval: facts
+            .dom_interval
+            .iter()
+            .map(|&(s, a, b)| (s, (a, b)))
+            .collect(),
+        scc: facts.scc.iter().copied().collect(),
+        creates: cg.thread_edges.iter().map(|e| e.0).collect(),
+        joins: join_of.iter().map(|j| j.0).collect(),
         join_of,
     }
 }

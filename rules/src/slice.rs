@@ -11,7 +11,8 @@
 //! 6  assert(x);     // backward slice: lines 3, 4, 5 (and 6)
 //! ```
 //!
-//! Facts: `dep(s, d, class)` from [`DependenceGraph`] and the `target` statements.
+//! Facts: `dep(s, d, class)`, `read_via(r, n)`, `write_at(w, n)` from
+//! [`DependenceGraph`] and the `target` statements.
 //!
 //! Rules (backward; phase 1 may climb to callers, phase 2 only descends into callees;
 //! memory edges lead to any context, so they restart phase 1):
@@ -21,6 +22,8 @@
 //! b2(d) ← (b1(s) ∨ b2(s)), dep(s, d, Down)
 //! b2(d) ← b2(s), dep(s, d, Local)
 //! b1(d) ← (b1(s) ∨ b2(s)), dep(s, d, Memory)
+//! cell(n) ← (b1(r) ∨ b2(r)), read_via(r, n)
+//! b1(w) ← cell(n), write_at(w, n)
 //! backward = b1 ∪ b2
 //! ```
 //! Forward is the same on reversed edges with `Up` and `Down` swapped:
@@ -30,10 +33,12 @@
 //! f2(s) ← (f1(d) ∨ f2(d)), dep(s, d, Up)
 //! f2(s) ← f2(d), dep(s, d, Local)
 //! f1(s) ← (f1(d) ∨ f2(d)), dep(s, d, Memory)
+//! cell(n) ← (f1(w) ∨ f2(w)), write_at(w, n)
+//! f1(r) ← cell(n), read_via(r, n)
 //! ```
 
 use crate::dependence::{DepClass, DependenceGraph};
-use analysis::facts::StmtId;
+use analysis::facts::{Obj, StmtId};
 use ascent::ascent;
 use std::collections::BTreeSet;
 
@@ -45,7 +50,11 @@ const MEMORY: u8 = DepClass::Memory as u8;
 ascent! {
     struct SliceProgram;
     relation dep(StmtId, StmtId, u8);
+    relation read_via(StmtId, Obj, i64);
+    relation write_at(StmtId, Obj, i64);
     relation target(StmtId);
+    relation bcell(Obj, i64);
+    relation fcell(Obj, i64);
     relation b1(StmtId);
     relation b2(StmtId);
     relation f1(StmtId);
@@ -59,6 +68,9 @@ ascent! {
     b2(d) <-- b2(s), dep(s, d, c), if *c == DOWN || *c == LOCAL;
     b1(d) <-- b1(s), dep(s, d, c), if *c == MEMORY;
     b1(d) <-- b2(s), dep(s, d, c), if *c == MEMORY;
+    bcell(o, k) <-- b1(r), read_via(r, o, k);
+    bcell(o, k) <-- b2(r), read_via(r, o, k);
+    b1(w) <-- bcell(o, k), write_at(w, o, k);
 
     f1(t) <-- forward_on(on), if *on, target(t);
     f1(s) <-- f1(d), dep(s, d, c), if *c == LOCAL || *c == DOWN;
@@ -66,6 +78,9 @@ ascent! {
     f2(s) <-- f2(d), dep(s, d, c), if *c == UP || *c == LOCAL;
     f1(s) <-- f1(d), dep(s, d, c), if *c == MEMORY;
     f1(s) <-- f2(d), dep(s, d, c), if *c == MEMORY;
+    fcell(o, k) <-- f1(w), write_at(w, o, k);
+    fcell(o, k) <-- f2(w), write_at(w, o, k);
+    f1(r) <-- fcell(o, k), read_via(r, o, k);
 }
 
 /// Which way a slice goes.
@@ -81,6 +96,16 @@ pub enum Direction {
 pub fn run(deps: &DependenceGraph, targets: &[StmtId], dir: Direction) -> BTreeSet<StmtId> {
     let mut p = SliceProgram::default();
     p.dep = deps.classified();
+    p.read_via = deps
+        .read_via
+        .iter()
+        .map(|&(r, n)| (r, n.obj, n.offset))
+        .collect();
+    p.write_at = deps
+        .write_at
+        .iter()
+        .map(|&(w, n)| (w, n.obj, n.offset))
+        .collect();
     p.target = targets.iter().map(|&t| (t,)).collect();
     match dir {
         Direction::Backward => p.backward_on = vec![(true,)],
