@@ -27,6 +27,8 @@ enum Command {
     Ir(cmd::ir::Args),
     /// Run a program concretely under a schedule and inputs.
     Run(cmd::run::Args),
+    /// Search every input and schedule for assertion failures (symbolic execution).
+    Verify(cmd::verify::Args),
     /// Run SV-COMP tasks and verify fixtures, score the verdicts, compare runs.
     Bench(cmd::bench::Args),
     /// Answer one SV-COMP task (`Result: TRUE|FALSE(unreach-call)|UNKNOWN`), with a witness.
@@ -46,6 +48,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Ir(args) => cmd::ir::run(args),
         Command::Run(args) => cmd::run::run(args),
+        Command::Verify(args) => cmd::verify::run(args),
         Command::Bench(args) => cmd::bench::run(args),
         Command::Svcomp(args) => cmd::svcomp::run(args),
         Command::Facts(args) => cmd::facts::run(args),

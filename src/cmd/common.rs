@@ -43,5 +43,7 @@ impl InputArgs {
 /// Reads line `line` of `file` (for showing source beside IR and traces).
 pub fn source_line(file: &str, line: u32) -> Option<String> {
     let text = std::fs::read_to_string(file).ok()?;
-    text.lines().nth(line.checked_sub(1)? as usize).map(str::to_string)
+    text.lines()
+        .nth(line.checked_sub(1)? as usize)
+        .map(str::to_string)
 }
