@@ -1,16 +1,257 @@
-//! `agx run FILE`: concrete execution under a schedule and inputs.
+//! `agx run FILE`: concrete execution under a schedule and inputs (the reference
+//! interpreter, `explorer::concrete`), or the replay of a witness.
+//!
+//! The program's own output goes to stdout, byte for byte, so it can be compared with a
+//! natively compiled run; the report (outcome, trace, statistics) goes to stderr. With
+//! `--format json` stdout holds one JSON object instead. Exit codes: 0 no violation
+//! (completed, aborted, infeasible, or bound hit), 1 violation, 2 error.
 
 use super::common::InputArgs;
-use anyhow::Result;
+use analysis::ir::{stmt_text, Program, StmtRef, TermKind};
+use anyhow::{bail, Context, Result};
+use explorer::concrete::{
+    self, EventKind, Execution, InputFallback, InputPolicy, InputValue, Outcome, RunConfig,
+    ScheduleFallback, SchedulePolicy, ThreadId, UninitPolicy, Witness,
+};
+use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
-    pub input: InputArgs,
+    pub program: InputArgs,
+    /// Which thread runs at each step: `round-robin`, `random` (seeded by --seed), or a
+    /// comma-separated list of thread ids, one per step (0 is main; then --schedule-fallback).
+    #[arg(
+        long,
+        default_value = "round-robin",
+        value_name = "round-robin|random|LIST"
+    )]
+    pub schedule: String,
+    /// The policy after a listed schedule runs out.
+    #[arg(long, default_value = "round-robin", value_name = "round-robin|random")]
+    pub schedule_fallback: String,
+    /// Seed of the random schedule and of random inputs.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Input values, consumed in order by __VERIFIER_nondet_* and external calls (decimal or
+    /// 0x hex, truncated to each requested type).
+    #[arg(long = "input", value_name = "V1,V2,...", value_delimiter = ',', allow_hyphen_values = true, value_parser = parse_input)]
+    pub inputs: Vec<i128>,
+    /// Inputs after the listed ones: `zero`, or `random` (seeded by --seed).
+    #[arg(long, default_value = "zero", value_name = "zero|random")]
+    pub input_fallback: String,
+    /// Uninitialized locals and malloc memory read as `zero` or as the next input (`nondet`).
+    #[arg(long, default_value = "zero", value_name = "zero|nondet")]
+    pub uninit: UninitPolicy,
+    /// Replay a witness (JSON) instead of a schedule and inputs given by flags.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["schedule", "inputs", "uninit"])]
+    pub witness: Option<PathBuf>,
+    /// Write the witness of this run (its inputs and schedule) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub save_witness: Option<PathBuf>,
+    /// Stop after N steps (visible events).
+    #[arg(long, value_name = "N")]
+    pub max_steps: Option<u64>,
+    /// Stop after N statements.
+    #[arg(long, value_name = "N", default_value_t = 50_000_000)]
+    pub max_statements: u64,
+    /// Print every step: thread, statement, file:line.
+    #[arg(long)]
+    pub trace: bool,
+    /// Output format.
+    #[arg(long, default_value = "text", value_parser = ["text", "json"])]
+    pub format: String,
+}
+
+fn parse_input(text: &str) -> Result<i128, String> {
+    let text = text.trim();
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let magnitude = match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        Some(hex) => i128::from_str_radix(hex, 16),
+        None => digits.parse::<i128>(),
+    }
+    .map_err(|e| format!("`{text}` is not an integer ({e})"))?;
+    let value = if negative { -magnitude } else { magnitude };
+    if value < i128::from(i64::MIN) || value > i128::from(u64::MAX) {
+        return Err(format!("`{text}` does not fit in 64 bits"));
+    }
+    Ok(value)
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let _program = args.input.load()?;
-    anyhow::bail!("agx run: the reference interpreter is not wired yet")
+    let program = args.program.load()?;
+    let config = config(&args, &program)?;
+    let execution = concrete::run(&program, &config)?;
+    if let Some(path) = &args.save_witness {
+        let name = args.program.file.display().to_string();
+        let witness = Witness::from_execution(&name, &program, &config, &execution);
+        let text = serde_json::to_string_pretty(&witness)?;
+        std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
+    }
+    if args.format == "json" {
+        let text = serde_json::to_string_pretty(&execution)? + "\n";
+        write_ignoring_broken_pipe(&mut std::io::stdout(), text.as_bytes())?;
+    } else {
+        write_ignoring_broken_pipe(&mut std::io::stdout(), &execution.output)?;
+        let report = report(&program, &execution, args.trace);
+        write_ignoring_broken_pipe(&mut std::io::stderr(), report.as_bytes())?;
+    }
+    Ok(if execution.is_violation() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The run configuration from the flags, or from the witness.
+fn config(args: &Args, program: &Program) -> Result<RunConfig> {
+    let mut config = match &args.witness {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            let witness: Witness = serde_json::from_str(&text)
+                .with_context(|| format!("{}: not a witness", path.display()))?;
+            witness.check(program)?;
+            witness.config()
+        }
+        None => {
+            let mut config = RunConfig::default();
+            config.schedule = schedule(args)?;
+            config.inputs = inputs(args)?;
+            config.uninit = args.uninit;
+            config
+        }
+    };
+    config.max_steps = args.max_steps;
+    config.max_statements = args.max_statements;
+    config.record_trace = args.trace || args.save_witness.is_some();
+    Ok(config)
+}
+
+fn schedule(args: &Args) -> Result<SchedulePolicy> {
+    let fallback = match args.schedule_fallback.as_str() {
+        "round-robin" => ScheduleFallback::RoundRobin,
+        "random" => ScheduleFallback::Random { seed: args.seed },
+        other => bail!("unknown --schedule-fallback `{other}` (round-robin|random)"),
+    };
+    Ok(match args.schedule.as_str() {
+        "round-robin" => SchedulePolicy::RoundRobin,
+        "random" => SchedulePolicy::Random { seed: args.seed },
+        list => {
+            let threads = list
+                .split(',')
+                .map(|t| t.trim().parse::<u32>().map(ThreadId))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|_| {
+                    anyhow::anyhow!("--schedule `{list}`: expected round-robin, random, or thread ids like 0,1,1")
+                })?;
+            SchedulePolicy::List {
+                threads,
+                then: fallback,
+            }
+        }
+    })
+}
+
+fn inputs(args: &Args) -> Result<InputPolicy> {
+    let fallback = match args.input_fallback.as_str() {
+        "zero" => InputFallback::Zero,
+        "random" => InputFallback::Random { seed: args.seed },
+        other => bail!("unknown --input-fallback `{other}` (zero|random)"),
+    };
+    Ok(InputPolicy {
+        values: args.inputs.iter().map(|&v| InputValue::any(v)).collect(),
+        fallback,
+    })
+}
+
+/// The text report: trace (if asked), outcome, statistics.
+fn report(program: &Program, execution: &Execution, trace: bool) -> String {
+    let mut out = String::new();
+    if !execution.output.is_empty() && !execution.output.ends_with(b"\n") {
+        // Keep the report on its own line when stdout and stderr share a terminal.
+        out.push('\n');
+    }
+    if trace {
+        out.push_str("trace:\n");
+        for (i, step) in execution.trace.iter().enumerate() {
+            let what = step_text(program, step.stmt, step.event);
+            let location = program.location(step.span);
+            out.push_str(&format!(
+                "  step {i:<4} thread {:<3} {location:<30} {what}\n",
+                step.thread
+            ));
+        }
+    }
+    out.push_str(&outcome_text(program, &execution.outcome));
+    let stats = &execution.stats;
+    out.push_str(&format!(
+        "steps: {}, statements: {}, threads: {}, inputs: {}\n",
+        stats.steps,
+        stats.statements,
+        stats.threads,
+        execution.inputs.len()
+    ));
+    out
+}
+
+fn step_text(program: &Program, stmt: analysis::ir::StmtId, event: EventKind) -> String {
+    let loc = program.stmt_locs[stmt.index()];
+    let func = program.function(loc.func);
+    match (event, program.stmt(stmt)) {
+        (EventKind::Reacquire, _) => "reacquire the mutex of pthread_cond_wait".to_string(),
+        (_, StmtRef::Stmt(s)) => stmt_text(program, func, &s.kind),
+        (_, StmtRef::Term(t)) => match t.kind {
+            TermKind::ThreadExit(_) => format!("end of thread (pthread_exit in {})", func.name),
+            _ => format!("end of thread (return from {})", func.name),
+        },
+    }
+}
+
+fn outcome_text(program: &Program, outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Completed { exit_code } => format!("agx run: completed, exit code {exit_code}\n"),
+        Outcome::Violation(v) => {
+            let mut text = format!(
+                "agx run: VIOLATION ({}) in thread {} at {}: {}\n",
+                v.kind, v.thread, v.location, v.message
+            );
+            for b in &v.blocked {
+                text.push_str(&format!(
+                    "  thread {} waits for {} at {}\n",
+                    b.thread, b.waits_for, b.location
+                ));
+            }
+            text
+        }
+        Outcome::AssumeViolated { thread, span } => format!(
+            "agx run: assumption false in thread {thread} at {} (infeasible run, no violation)\n",
+            program.location(*span)
+        ),
+        Outcome::Aborted { thread, span } => {
+            format!(
+                "agx run: aborted by thread {thread} at {}\n",
+                program.location(*span)
+            )
+        }
+        Outcome::BoundHit { bound } => {
+            format!("agx run: stopped at the bound of {bound} (no violation so far)\n")
+        }
+    }
+}
+
+/// Writes `bytes`; a closed pipe (`agx run ... | head`) ends the output quietly.
+fn write_ignoring_broken_pipe(w: &mut dyn Write, bytes: &[u8]) -> Result<()> {
+    match w.write_all(bytes).and_then(|()| w.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
 }

@@ -1,0 +1,237 @@
+//! The two sources of nondeterminism of a run: the scheduler (which thread runs at each
+//! step) and the input stream.
+
+use super::config::{
+    InputFallback, InputPolicy, InputValue, ScheduleFallback, SchedulePolicy, SplitMix64,
+};
+use super::outcome::{RuntimeError, ThreadId};
+use analysis::ir::{sign_extend, truncate, DataModel, Scalar};
+
+/// Chooses the thread of each step.
+pub(crate) struct Scheduler {
+    list: Vec<ThreadId>,
+    next_in_list: usize,
+    mode: Mode,
+    /// The thread chosen at the previous step (round-robin starts after it).
+    last: Option<ThreadId>,
+}
+
+enum Mode {
+    RoundRobin,
+    Random(SplitMix64),
+}
+
+impl Scheduler {
+    pub fn new(policy: &SchedulePolicy) -> Self {
+        let (list, mode) = match policy {
+            SchedulePolicy::RoundRobin => (Vec::new(), Mode::RoundRobin),
+            SchedulePolicy::Random { seed } => (Vec::new(), Mode::Random(SplitMix64::new(*seed))),
+            SchedulePolicy::List { threads, then } => {
+                let mode = match then {
+                    ScheduleFallback::RoundRobin => Mode::RoundRobin,
+                    ScheduleFallback::Random { seed } => Mode::Random(SplitMix64::new(*seed)),
+                };
+                (threads.clone(), mode)
+            }
+        };
+        Scheduler {
+            list,
+            next_in_list: 0,
+            mode,
+            last: None,
+        }
+    }
+
+    /// The thread of step `step` among `enabled` (sorted, non-empty). Consumes one list
+    /// entry whatever the number of enabled threads.
+    pub fn choose(&mut self, step: u64, enabled: &[ThreadId]) -> Result<ThreadId, RuntimeError> {
+        let chosen = if let Some(&listed) = self.list.get(self.next_in_list) {
+            self.next_in_list += 1;
+            if !enabled.contains(&listed) {
+                return Err(RuntimeError::ScheduleDiverged {
+                    step,
+                    thread: listed,
+                    enabled: list_threads(enabled),
+                });
+            }
+            listed
+        } else {
+            match &mut self.mode {
+                Mode::RoundRobin => {
+                    let after = |t: &&ThreadId| self.last.is_none_or(|last| **t > last);
+                    *enabled.iter().find(after).unwrap_or(&enabled[0])
+                }
+                Mode::Random(rng) => enabled[rng.below(enabled.len() as u64) as usize],
+            }
+        };
+        self.last = Some(chosen);
+        Ok(chosen)
+    }
+}
+
+fn list_threads(threads: &[ThreadId]) -> String {
+    if threads.is_empty() {
+        return "none".to_string();
+    }
+    let names: Vec<String> = threads.iter().map(|t| t.to_string()).collect();
+    names.join(", ")
+}
+
+/// The stream of input values.
+pub(crate) struct Inputs {
+    values: Vec<InputValue>,
+    next: usize,
+    random: Option<SplitMix64>,
+}
+
+impl Inputs {
+    pub fn new(policy: &InputPolicy) -> Self {
+        let random = match policy.fallback {
+            InputFallback::Zero => None,
+            InputFallback::Random { seed } => Some(SplitMix64::new(seed)),
+        };
+        Inputs {
+            values: policy.values.clone(),
+            next: 0,
+            random,
+        }
+    }
+
+    /// The next input as bits of `ty`. `location` names the statement for a divergence.
+    pub fn take(
+        &mut self,
+        ty: Scalar,
+        dm: DataModel,
+        location: impl FnOnce() -> String,
+    ) -> Result<u64, RuntimeError> {
+        let bits = ty.bits(dm);
+        let index = self.next;
+        let raw = match self.values.get(index) {
+            Some(listed) => {
+                self.next += 1;
+                if let Some(expected) = listed.ty.filter(|&expected| expected != ty) {
+                    return Err(RuntimeError::InputDiverged {
+                        index,
+                        expected,
+                        found: ty,
+                        location: location(),
+                    });
+                }
+                listed.value as u64
+            }
+            None => match &mut self.random {
+                None => 0,
+                Some(rng) => random_value(rng),
+            },
+        };
+        Ok(truncate(raw, bits))
+    }
+}
+
+fn random_value(rng: &mut SplitMix64) -> u64 {
+    if rng.below(4) == 0 {
+        rng.next_u64()
+    } else {
+        (rng.below(17) as i64 - 8) as u64
+    }
+}
+
+/// The value `bits` of type `ty` as a number: sign-extended for signed types.
+pub(crate) fn as_number(bits: u64, ty: Scalar, dm: DataModel) -> i128 {
+    let width = ty.bits(dm);
+    if ty.is_signed() {
+        i128::from(sign_extend(bits, width))
+    } else {
+        i128::from(truncate(bits, width))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(ids: &[u32]) -> Vec<ThreadId> {
+        ids.iter().map(|&i| ThreadId(i)).collect()
+    }
+
+    #[test]
+    fn round_robin_cycles_through_enabled_threads() {
+        let mut s = Scheduler::new(&SchedulePolicy::RoundRobin);
+        let enabled = t(&[0, 1, 3]);
+        let picks: Vec<u32> = (0..5).map(|i| s.choose(i, &enabled).unwrap().0).collect();
+        assert_eq!(picks, vec![0, 1, 3, 0, 1]);
+        assert_eq!(s.choose(5, &t(&[0])).unwrap(), ThreadId(0));
+    }
+
+    #[test]
+    fn list_entries_are_consumed_one_per_step_then_the_fallback_runs() {
+        let policy = SchedulePolicy::List {
+            threads: t(&[1, 1, 0]),
+            then: ScheduleFallback::RoundRobin,
+        };
+        let mut s = Scheduler::new(&policy);
+        assert_eq!(s.choose(0, &t(&[0, 1])).unwrap(), ThreadId(1));
+        assert_eq!(s.choose(1, &t(&[1])).unwrap(), ThreadId(1));
+        assert_eq!(s.choose(2, &t(&[0, 1])).unwrap(), ThreadId(0));
+        assert_eq!(s.choose(3, &t(&[0, 1])).unwrap(), ThreadId(1));
+    }
+
+    #[test]
+    fn a_listed_thread_that_is_not_enabled_is_a_divergence() {
+        let policy = SchedulePolicy::List {
+            threads: t(&[2]),
+            then: ScheduleFallback::RoundRobin,
+        };
+        let err = Scheduler::new(&policy).choose(0, &t(&[0, 1])).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "schedule diverged at step 0: the schedule names thread 2, which is not enabled \
+             (enabled: 0, 1)"
+        );
+    }
+
+    #[test]
+    fn random_schedules_are_reproducible_by_seed() {
+        let enabled = t(&[0, 1, 2]);
+        let run = |seed| {
+            let mut s = Scheduler::new(&SchedulePolicy::Random { seed });
+            (0..20)
+                .map(|i| s.choose(i, &enabled).unwrap().0)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(run(7), run(7));
+        assert_ne!(run(7), run(8));
+    }
+
+    #[test]
+    fn inputs_are_truncated_then_fall_back() {
+        let mut inputs = Inputs::new(&InputPolicy::list([-1, 300]));
+        let dm = DataModel::Ilp32;
+        assert_eq!(
+            inputs.take(Scalar::I32, dm, String::new).unwrap(),
+            0xFFFF_FFFF
+        );
+        assert_eq!(inputs.take(Scalar::U8, dm, String::new).unwrap(), 44);
+        assert_eq!(inputs.take(Scalar::I64, dm, String::new).unwrap(), 0);
+        assert_eq!(as_number(0xFFFF_FFFF, Scalar::I32, dm), -1);
+        assert_eq!(as_number(0xFFFF_FFFF, Scalar::U32, dm), 4294967295);
+    }
+
+    #[test]
+    fn typed_inputs_must_match_the_requested_type() {
+        let policy = InputPolicy {
+            values: vec![InputValue {
+                value: 1,
+                ty: Some(Scalar::I32),
+            }],
+            fallback: InputFallback::Zero,
+        };
+        let err = Inputs::new(&policy)
+            .take(Scalar::U8, DataModel::Ilp32, || "f.c:3".into())
+            .unwrap_err();
+        assert!(
+            matches!(err, RuntimeError::InputDiverged { index: 0, .. }),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,415 @@
+//! The visible events: loads, stores and synchronization, with the enabledness rules the
+//! scheduler uses and the deadlock report.
+
+use super::machine::{Addr, Flow, Gate, Machine, Stop, ThreadState};
+use super::memory::Access;
+use super::outcome::{BlockedThread, Outcome, ThreadId, Violation, ViolationKind};
+use super::value::Value;
+use analysis::ir::{Operand, RegId, Scalar, Span, Stmt, StmtKind, SyncOp, EBUSY};
+use std::collections::hash_map::Entry;
+use std::collections::VecDeque;
+
+/// Why a thread standing at a lock or a join cannot take its step.
+#[derive(Clone, Copy)]
+enum Wait {
+    Mutex { mutex: Addr, owner: ThreadId },
+    Join(ThreadId),
+}
+
+impl<'p> Machine<'p> {
+    /// Executes the visible statement `t` stands at.
+    pub(crate) fn exec_visible(&mut self, t: ThreadId, stmt: &'p Stmt) -> Flow {
+        match &stmt.kind {
+            StmtKind::Load { dst, addr, ty } => {
+                let addr = self.eval(t, addr);
+                let v = self.load(addr, *ty)?;
+                self.set_reg(t, *dst, v);
+                self.advance(t);
+                Ok(())
+            }
+            StmtKind::Store { addr, value, ty } => {
+                let (addr, value) = (self.eval(t, addr), self.eval(t, value));
+                self.store(addr, *ty, value)?;
+                self.advance(t);
+                Ok(())
+            }
+            StmtKind::Sync { dst, op } => self.exec_sync(t, stmt, *dst, op),
+            _ => Err(self.unsupported("internal: a local statement run as a visible event")),
+        }
+    }
+
+    fn exec_sync(
+        &mut self,
+        t: ThreadId,
+        stmt: &'p Stmt,
+        dst: Option<RegId>,
+        op: &'p SyncOp,
+    ) -> Flow {
+        let mut result = 0;
+        match op {
+            SyncOp::ThreadCreate { handle, func, arg } => {
+                return self.thread_create(t, dst, handle, func, arg)
+            }
+            SyncOp::ThreadJoin { thread, result } => self.thread_join(t, thread, result)?,
+            SyncOp::MutexInit { mutex } => {
+                let m = self.sync_addr(t, mutex)?;
+                if let Some(&owner) = self.mutexes.get(&m) {
+                    let what = self.mem.describe_addr(m.0, m.1);
+                    let message =
+                        format!("re-initialization of mutex {what} held by thread {owner}");
+                    return Err(self.violation(ViolationKind::LockMisuse, message));
+                }
+            }
+            SyncOp::MutexLock { mutex } => {
+                let m = self.sync_addr(t, mutex)?;
+                if self.mutexes.get(&m) == Some(&t) {
+                    let what = self.mem.describe_addr(m.0, m.1);
+                    let message = format!("relock of mutex {what}, already held by this thread");
+                    return Err(self.violation(ViolationKind::LockMisuse, message));
+                }
+                self.mutexes.insert(m, t);
+            }
+            SyncOp::MutexTryLock { mutex } => {
+                let m = self.sync_addr(t, mutex)?;
+                match self.mutexes.entry(m) {
+                    Entry::Occupied(_) => result = EBUSY as u64,
+                    Entry::Vacant(free) => {
+                        free.insert(t);
+                    }
+                }
+            }
+            SyncOp::MutexUnlock { mutex } => {
+                let m = self.sync_addr(t, mutex)?;
+                self.release(t, m, "unlock")?;
+            }
+            SyncOp::MutexDestroy { mutex } => {
+                let m = self.sync_addr(t, mutex)?;
+                if let Some(&owner) = self.mutexes.get(&m) {
+                    let what = self.mem.describe_addr(m.0, m.1);
+                    let message = format!("destruction of mutex {what} held by thread {owner}");
+                    return Err(self.violation(ViolationKind::LockMisuse, message));
+                }
+            }
+            SyncOp::CondInit { cond } | SyncOp::CondDestroy { cond } => {
+                self.sync_addr(t, cond)?;
+            }
+            SyncOp::CondWait { cond, mutex } => {
+                let c = self.sync_addr(t, cond)?;
+                let m = self.sync_addr(t, mutex)?;
+                self.release(t, m, "pthread_cond_wait with")?;
+                self.conds.entry(c).or_default().push_back(t);
+                self.set_sync_result(t, dst, 0);
+                self.advance(t);
+                let (stmt, span) = (stmt.id, stmt.span);
+                self.threads[t.index()].state = ThreadState::Waiting {
+                    cond: c,
+                    mutex: m,
+                    stmt,
+                    span,
+                };
+                return Ok(());
+            }
+            SyncOp::CondSignal { cond } => {
+                let c = self.sync_addr(t, cond)?;
+                if let Some(waiter) = self.conds.get_mut(&c).and_then(VecDeque::pop_front) {
+                    self.wake(waiter);
+                }
+            }
+            SyncOp::CondBroadcast { cond } => {
+                let c = self.sync_addr(t, cond)?;
+                for waiter in self.conds.remove(&c).unwrap_or_default() {
+                    self.wake(waiter);
+                }
+            }
+            SyncOp::AtomicBegin => {
+                self.threads[t.index()].atomic += 1;
+                self.atomic_owner = Some(t);
+            }
+            SyncOp::AtomicEnd => {
+                let thread = &mut self.threads[t.index()];
+                if thread.atomic == 0 {
+                    return Err(self.unsupported("__VERIFIER_atomic_end outside an atomic section"));
+                }
+                thread.atomic -= 1;
+                if thread.atomic == 0 {
+                    self.atomic_owner = None;
+                }
+            }
+        }
+        self.set_sync_result(t, dst, result);
+        self.advance(t);
+        Ok(())
+    }
+
+    fn set_sync_result(&mut self, t: ThreadId, dst: Option<RegId>, result: u64) {
+        if let Some(dst) = dst {
+            self.set_reg(t, dst, Value::Int(result));
+        }
+    }
+
+    /// The address of a mutex, condition or handle: must point into a live object.
+    fn sync_addr(&self, t: ThreadId, op: &Operand) -> Flow<Addr> {
+        let v = self.eval(t, op);
+        self.mem
+            .check(v, 1, Access::Sync)
+            .map_err(|f| self.fault(f))
+    }
+
+    /// Releases mutex `m` held by `t`; `what` names the operation for the message.
+    fn release(&mut self, t: ThreadId, m: Addr, what: &str) -> Flow {
+        match self.mutexes.get(&m) {
+            Some(&owner) if owner == t => {
+                self.mutexes.remove(&m);
+                Ok(())
+            }
+            held => {
+                let name = self.mem.describe_addr(m.0, m.1);
+                let by = match held {
+                    Some(owner) => format!("held by thread {owner}"),
+                    None => "not held".to_string(),
+                };
+                let message = format!("{what} mutex {name}, which is {by}");
+                Err(self.violation(ViolationKind::LockMisuse, message))
+            }
+        }
+    }
+
+    fn wake(&mut self, waiter: ThreadId) {
+        let thread = &mut self.threads[waiter.index()];
+        if let ThreadState::Waiting {
+            mutex, stmt, span, ..
+        } = thread.state
+        {
+            thread.state = ThreadState::Reacquire { mutex, stmt, span };
+        }
+    }
+
+    fn thread_create(
+        &mut self,
+        t: ThreadId,
+        dst: Option<RegId>,
+        handle: &Operand,
+        func: &Operand,
+        arg: &Operand,
+    ) -> Flow {
+        let handle = self.eval(t, handle);
+        let start = self.function_pointer(self.eval(t, func))?;
+        let arg = self.eval(t, arg);
+        let function = self.prog.function(start);
+        if !function.is_defined() {
+            return Err(self.unsupported(format!(
+                "thread start routine `{}` has no body",
+                function.name
+            )));
+        }
+        let id = ThreadId(self.threads.len() as u32);
+        let handle_ty = Scalar::Int {
+            bits: self.dm.pointer_bits(),
+            signed: false,
+        };
+        self.store(handle, handle_ty, Value::Int(u64::from(id.0)))?;
+        self.set_sync_result(t, dst, 0);
+        self.advance(t);
+        let spawned = self.spawn(function, &[arg])?;
+        // The new thread runs to its first visible event as part of this event.
+        self.run_local(spawned)
+    }
+
+    fn thread_join(&mut self, t: ThreadId, thread: &Operand, result: &Operand) -> Flow {
+        let target = match self.eval(t, thread) {
+            Value::Int(id) => id,
+            _ => {
+                return Err(self.violation(
+                    ViolationKind::JoinMisuse,
+                    "join of a pointer, not a thread id",
+                ))
+            }
+        };
+        let misuse = |m: &Self, why: String| Err(m.violation(ViolationKind::JoinMisuse, why));
+        if target == u64::from(t.0) {
+            return misuse(self, format!("thread {t} joins itself"));
+        }
+        let Some(joined) = usize::try_from(target)
+            .ok()
+            .filter(|&i| i < self.threads.len())
+        else {
+            return misuse(
+                self,
+                format!("join of thread {target}, which does not exist"),
+            );
+        };
+        let value = match self.threads[joined].state {
+            ThreadState::Finished { value } => value,
+            ThreadState::Joined => {
+                return misuse(
+                    self,
+                    format!("join of thread {target}, which was already joined"),
+                )
+            }
+            _ => return Err(self.unsupported("internal: join of a running thread was scheduled")),
+        };
+        let result = self.eval(t, result);
+        if result != Value::ZERO {
+            self.store(result, Scalar::Ptr, value)?;
+        }
+        self.threads[joined].state = ThreadState::Joined;
+        Ok(())
+    }
+
+    /// Fills `enabled` with the threads that may take the next step, in id order.
+    pub(crate) fn enabled_threads(&self, enabled: &mut Vec<ThreadId>) {
+        enabled.clear();
+        if let Some(owner) = self.atomic_owner {
+            if self.is_enabled(owner) {
+                enabled.push(owner);
+            }
+            return;
+        }
+        for i in 0..self.threads.len() {
+            let t = ThreadId(i as u32);
+            if self.is_enabled(t) {
+                enabled.push(t);
+            }
+        }
+    }
+
+    /// Whether `t`'s pending event can execute now (it may still be a violation).
+    fn is_enabled(&self, t: ThreadId) -> bool {
+        match self.threads[t.index()].state {
+            ThreadState::AtEvent(gate) => self.wait_at_event(t, gate).is_none(),
+            ThreadState::Reacquire { mutex, .. } => !self.mutexes.contains_key(&mutex),
+            ThreadState::Ending { .. } => true,
+            ThreadState::Waiting { .. } | ThreadState::Finished { .. } | ThreadState::Joined => {
+                false
+            }
+        }
+    }
+
+    /// What the pending statement of `t` waits for, or `None` if it can run. Runs for
+    /// every thread at every step, so it only looks at the thread's gate.
+    fn wait_at_event(&self, t: ThreadId, gate: Gate) -> Option<Wait> {
+        match gate {
+            Gate::Open => None,
+            Gate::Lock(mutex) => {
+                let owner = *self.mutexes.get(&mutex)?;
+                (owner != t).then_some(Wait::Mutex { mutex, owner })
+            }
+            Gate::Join(target) => match self.threads[target.index()].state {
+                ThreadState::Finished { .. } | ThreadState::Joined => None,
+                _ => Some(Wait::Join(target)),
+            },
+        }
+    }
+
+    /// The gate of the visible statement `t` stands at: what it may wait for. Registers
+    /// are thread-local, so the address or thread id it names cannot change while `t`
+    /// waits.
+    pub(crate) fn gate_of(&self, t: ThreadId) -> Gate {
+        let (func, block, index) = self.position(t);
+        let Some(StmtKind::Sync { op, .. }) = func.blocks[block].stmts.get(index).map(|s| &s.kind)
+        else {
+            return Gate::Open;
+        };
+        match op {
+            SyncOp::MutexLock { mutex } => {
+                match self.mem.check(self.eval(t, mutex), 1, Access::Sync) {
+                    Ok(m) => Gate::Lock(m),
+                    // An invalid address is reported when the lock executes.
+                    Err(_) => Gate::Open,
+                }
+            }
+            SyncOp::ThreadJoin { thread, .. } => match self.eval(t, thread) {
+                Value::Int(target)
+                    if target < self.threads.len() as u64 && target != u64::from(t.0) =>
+                {
+                    Gate::Join(ThreadId(target as u32))
+                }
+                // Misuse, reported when the join executes.
+                _ => Gate::Open,
+            },
+            _ => Gate::Open,
+        }
+    }
+
+    fn describe_wait(&self, wait: Wait) -> String {
+        match wait {
+            Wait::Mutex { mutex, owner } => {
+                let name = self.mem.describe_addr(mutex.0, mutex.1);
+                format!("mutex {name} (held by thread {owner})")
+            }
+            Wait::Join(target) => format!("thread {target} to end"),
+        }
+    }
+
+    /// The end of the run when no thread can take a step: completion if every thread has
+    /// finished, else a deadlock naming each blocked thread.
+    pub(crate) fn nothing_enabled(&self) -> Stop {
+        let blocked: Vec<BlockedThread> = (0..self.threads.len())
+            .filter_map(|i| self.blocked_thread(ThreadId(i as u32)))
+            .collect();
+        let Some(first) = blocked.first() else {
+            return Stop::End(Outcome::Completed { exit_code: 0 });
+        };
+        let waits: Vec<String> = blocked
+            .iter()
+            .map(|b| {
+                format!(
+                    "thread {} waits for {} at {}",
+                    b.thread, b.waits_for, b.location
+                )
+            })
+            .collect();
+        Stop::End(Outcome::Violation(Violation {
+            kind: ViolationKind::Deadlock,
+            message: format!("deadlock: no thread can run; {}", waits.join("; ")),
+            thread: first.thread,
+            span: first.span,
+            location: first.location.clone(),
+            blocked,
+        }))
+    }
+
+    fn blocked_thread(&self, t: ThreadId) -> Option<BlockedThread> {
+        let (waits_for, span): (String, Span) = match self.threads[t.index()].state {
+            ThreadState::AtEvent(gate) => {
+                let (func, block, index) = self.position(t);
+                let span = func.blocks[block].stmts[index].span;
+                let reason = self.wait_at_event(t, gate).map(|w| self.describe_wait(w));
+                (self.or_atomic(t, reason), span)
+            }
+            ThreadState::Waiting { cond, span, .. } => (
+                format!("a signal on {}", self.mem.describe_addr(cond.0, cond.1)),
+                span,
+            ),
+            ThreadState::Reacquire { mutex, span, .. } => {
+                let name = self.mem.describe_addr(mutex.0, mutex.1);
+                let reason = self.mutexes.get(&mutex).map(|owner| {
+                    format!(
+                        "mutex {name} (held by thread {owner}) to return from pthread_cond_wait"
+                    )
+                });
+                (self.or_atomic(t, reason), span)
+            }
+            ThreadState::Ending { span, .. } => (self.or_atomic(t, None), span),
+            ThreadState::Finished { .. } | ThreadState::Joined => return None,
+        };
+        let location = self.prog.location(span);
+        Some(BlockedThread {
+            thread: t,
+            waits_for,
+            span,
+            location,
+        })
+    }
+
+    /// `reason`, or (for a thread that could run but for another's atomic section) that.
+    fn or_atomic(&self, t: ThreadId, reason: Option<String>) -> String {
+        match (reason, self.atomic_owner) {
+            (Some(r), _) => r,
+            (None, Some(owner)) if owner != t => {
+                format!("thread {owner} to leave its atomic section")
+            }
+            (None, _) => "nothing (internal: it could run)".to_string(),
+        }
+    }
+}

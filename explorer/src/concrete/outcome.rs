@@ -1,0 +1,286 @@
+//! What a run produces: the [`Execution`] (outcome, trace, inputs, output, statistics)
+//! and the [`RuntimeError`] for behaviour the interpreter does not model.
+
+use analysis::ir::{Failure, Program, Scalar, Span, StmtId};
+use serde::{Deserialize, Serialize, Serializer};
+use std::fmt;
+
+/// A thread: 0 is `main`, `pthread_create` numbers the others 1, 2, ... in creation order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ThreadId(pub u32);
+
+impl ThreadId {
+    pub const MAIN: ThreadId = ThreadId(0);
+
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for ThreadId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// One concrete run of a program.
+#[derive(Clone, Debug, Serialize)]
+pub struct Execution {
+    pub outcome: Outcome,
+    /// One entry per step (empty when `RunConfig::record_trace` is off).
+    pub trace: Vec<TraceStep>,
+    /// Every input consumed, in consumption order.
+    pub inputs: Vec<InputRecord>,
+    /// The bytes the program printed.
+    #[serde(serialize_with = "lossy_text")]
+    pub output: Vec<u8>,
+    pub stats: Stats,
+}
+
+impl Execution {
+    /// The thread chosen at each step: the schedule that replays this run.
+    pub fn schedule(&self) -> Vec<ThreadId> {
+        self.trace.iter().map(|s| s.thread).collect()
+    }
+
+    pub fn is_violation(&self) -> bool {
+        matches!(self.outcome, Outcome::Violation(_))
+    }
+}
+
+fn lossy_text<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&String::from_utf8_lossy(bytes))
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Outcome {
+    /// `main` returned, `exit` was called, or every thread ended after `main` called
+    /// `pthread_exit` (exit code 0).
+    Completed {
+        exit_code: i64,
+    },
+    Violation(Violation),
+    /// An `assume` was false: the run is infeasible (not an error).
+    AssumeViolated {
+        thread: ThreadId,
+        span: Span,
+    },
+    /// `abort()` was called: the run stops without a violation.
+    Aborted {
+        thread: ThreadId,
+        span: Span,
+    },
+    /// A bound stopped the run before it ended.
+    BoundHit {
+        bound: Bound,
+    },
+}
+
+/// A property violation found by the run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    pub kind: ViolationKind,
+    pub message: String,
+    pub thread: ThreadId,
+    /// The statement that violated the property (for a deadlock: the first blocked
+    /// thread's).
+    pub span: Span,
+    /// `file:line` of `span`.
+    pub location: String,
+    /// For a deadlock: every thread that has not finished and what it waits for.
+    pub blocked: Vec<BlockedThread>,
+}
+
+/// What kind of property a run violated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ViolationKind {
+    /// `assert` failed.
+    Assertion,
+    /// `reach_error()` (or `__VERIFIER_error()`) was called.
+    ReachError,
+    NullDereference,
+    /// Dereference of an integer that is not null, or of a function pointer as data.
+    InvalidDereference,
+    OutOfBounds,
+    UseAfterFree,
+    /// Use of a stack slot after its function returned, or of a thread-local object after
+    /// its thread ended.
+    DeadObject,
+    /// A write to a string literal.
+    ReadOnlyWrite,
+    /// `free` of something that is not the start of a live heap block.
+    InvalidFree,
+    DoubleFree,
+    DivisionByZero,
+    /// Relock of a held mutex, unlock of a mutex the thread does not hold, waiting on a
+    /// condition with a mutex not held, destroying or re-initializing a held mutex.
+    LockMisuse,
+    /// Joining a thread that does not exist, the joining thread itself, or a thread
+    /// already joined.
+    JoinMisuse,
+    /// No thread can run, and some have not finished.
+    Deadlock,
+}
+
+impl ViolationKind {
+    pub fn of_failure(failure: &Failure) -> ViolationKind {
+        match failure {
+            Failure::Assertion { .. } => ViolationKind::Assertion,
+            Failure::ReachError => ViolationKind::ReachError,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ViolationKind::Assertion => "assertion",
+            ViolationKind::ReachError => "reach_error",
+            ViolationKind::NullDereference => "null dereference",
+            ViolationKind::InvalidDereference => "invalid dereference",
+            ViolationKind::OutOfBounds => "out of bounds",
+            ViolationKind::UseAfterFree => "use after free",
+            ViolationKind::DeadObject => "use of a dead object",
+            ViolationKind::ReadOnlyWrite => "write to read-only memory",
+            ViolationKind::InvalidFree => "invalid free",
+            ViolationKind::DoubleFree => "double free",
+            ViolationKind::DivisionByZero => "division by zero",
+            ViolationKind::LockMisuse => "lock misuse",
+            ViolationKind::JoinMisuse => "join misuse",
+            ViolationKind::Deadlock => "deadlock",
+        }
+    }
+}
+
+impl fmt::Display for ViolationKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A thread that cannot run, in a deadlock report.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BlockedThread {
+    pub thread: ThreadId,
+    /// "mutex `m` (held by thread 1)", "thread 2 to end", "a signal on `c`", ...
+    pub waits_for: String,
+    pub span: Span,
+    pub location: String,
+}
+
+/// The bound that stopped a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Bound {
+    Steps(u64),
+    Statements(u64),
+    /// Frames on one thread's call stack.
+    CallDepth(usize),
+}
+
+impl fmt::Display for Bound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Bound::Steps(n) => write!(f, "{n} steps"),
+            Bound::Statements(n) => write!(f, "{n} statements"),
+            Bound::CallDepth(n) => write!(f, "call depth {n}"),
+        }
+    }
+}
+
+/// One step: the visible event a thread executed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct TraceStep {
+    pub thread: ThreadId,
+    /// The Load, Store or Sync statement; for a thread's end, its `return` or
+    /// `thread_exit` terminator.
+    pub stmt: StmtId,
+    pub span: Span,
+    pub event: EventKind,
+}
+
+/// Which visible event a step executed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    /// A Load, Store or Sync statement.
+    Statement,
+    /// A thread woken from `pthread_cond_wait` re-acquires its mutex.
+    Reacquire,
+    /// The end of a thread.
+    ThreadEnd,
+}
+
+/// One input value consumed by the run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct InputRecord {
+    /// The value as the type reads it (sign-extended for signed types).
+    pub value: i128,
+    pub ty: Scalar,
+    pub thread: ThreadId,
+    pub stmt: StmtId,
+    pub source: InputSource,
+}
+
+/// Which statement asked for an input.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InputSource {
+    /// `__VERIFIER_nondet_*`.
+    Nondet,
+    /// The result of an external function (named).
+    Havoc(String),
+    /// An uninitialized value under `UninitPolicy::Nondet`.
+    Uninit,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Stats {
+    pub steps: u64,
+    /// Statements and terminators executed.
+    pub statements: u64,
+    /// Threads created, `main` included.
+    pub threads: u32,
+}
+
+/// Behaviour the interpreter does not model, or a replay that does not fit the program.
+/// Never a property violation.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RuntimeError {
+    #[error("{location}: unsupported: {what}")]
+    Unsupported { what: String, location: String },
+    #[error("malformed IR: {0}")]
+    MalformedIr(String),
+    #[error(
+        "schedule diverged at step {step}: the schedule names thread {thread}, which is not \
+         enabled (enabled: {enabled})"
+    )]
+    ScheduleDiverged {
+        step: u64,
+        thread: ThreadId,
+        enabled: String,
+    },
+    #[error(
+        "input {index} diverged at {location}: the witness gives a {expected} but the program \
+         reads a {found}"
+    )]
+    InputDiverged {
+        index: usize,
+        expected: Scalar,
+        found: Scalar,
+        location: String,
+    },
+    #[error("witness: {0}")]
+    Witness(String),
+}
+
+impl RuntimeError {
+    pub(crate) fn unsupported(prog: &Program, span: Span, what: impl Into<String>) -> Self {
+        RuntimeError::Unsupported {
+            what: what.into(),
+            location: prog.location(span),
+        }
+    }
+}
