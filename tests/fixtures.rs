@@ -168,12 +168,36 @@ fn run_differences_name_what_differs() {
         stdout: stdout.into(),
         stderr: stderr.into(),
     };
-    let good = finished(1, "hi\n", "violation: deadlock: all threads blocked");
+    let report = "agx run: VIOLATION (deadlock) in thread 0 at dir/f.c:40: deadlock: ...\n";
+    let good = finished(1, "hi\n", report);
     assert!(fixture::differences(&case, "f.c", &good).is_empty());
     let wrong_code = fixture::differences(&case, "f.c", &finished(0, "hi\n", ""));
     assert!(wrong_code[0].contains("exit code 0"), "{wrong_code:?}");
-    let wrong_kind = fixture::differences(&case, "f.c", &finished(1, "hi\n", "deadlocks"));
-    assert!(wrong_kind[0].contains("kind `deadlock`"), "{wrong_kind:?}");
-    let wrong_out = fixture::differences(&case, "f.c", &finished(1, "ho\n", "deadlock"));
+    let other_kind = "agx run: VIOLATION (assertion) in thread 0 at f.c:40: x\n";
+    let wrong_kind = fixture::differences(&case, "f.c", &finished(1, "hi\n", other_kind));
+    assert!(wrong_kind[0].contains("got `assertion`"), "{wrong_kind:?}");
+    let no_report = fixture::differences(&case, "f.c", &finished(1, "hi\n", "deadlock"));
+    assert!(
+        no_report[0].contains("expected a `VIOLATION"),
+        "{no_report:?}"
+    );
+    let wrong_out = fixture::differences(&case, "f.c", &finished(1, "ho\n", report));
     assert!(wrong_out[0].contains("line 1"), "{wrong_out:?}");
+    let mut at_line = case.clone();
+    at_line.line = Some(41);
+    let wrong_line = fixture::differences(&at_line, "f.c", &good);
+    assert!(
+        wrong_line[0].contains("got it at dir/f.c:40"),
+        "{wrong_line:?}"
+    );
+}
+
+#[test]
+fn violation_reports_are_read_from_the_report_line() {
+    let stderr = "warning: x\nagx run: VIOLATION (null dereference) in thread 2 at a/b.c:7: boom\n";
+    assert_eq!(
+        fixture::violation_report(stderr),
+        Some(("null dereference", "a/b.c:7"))
+    );
+    assert_eq!(fixture::violation_report("agx run: completed"), None);
 }

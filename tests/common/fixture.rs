@@ -215,21 +215,20 @@ pub fn differences(case: &Case, file_name: &str, run: &Finished) -> Vec<String> 
         // The other checks would only repeat the same failure in other words.
         return diffs;
     }
-    if let Expect::Violation(kind) = &case.expect {
-        if !reports_kind(&run.stderr, kind) {
-            diffs.push(format!(
-                "expected a violation of kind `{kind}`; stderr: {}",
-                excerpt(&run.stderr)
-            ));
+    match &case.expect {
+        Expect::Violation(kind) => check_violation(case, kind, file_name, run, &mut diffs),
+        Expect::Error => {
+            if let Some(line) = case.line {
+                let message = run.stderr.lines().find(|l| l.starts_with("error: "));
+                if !message.is_some_and(|m| names_location(m, file_name, line)) {
+                    diffs.push(format!(
+                        "expected an `error: {file_name}:{line}: ...` line; stderr: {}",
+                        excerpt(&run.stderr)
+                    ));
+                }
+            }
         }
-    }
-    if let Some(line) = case.line {
-        if !names_location(&run.stderr, file_name, line) {
-            diffs.push(format!(
-                "expected the report to name {file_name}:{line}; stderr: {}",
-                excerpt(&run.stderr)
-            ));
-        }
+        Expect::Ok => {}
     }
     if case.expect != Expect::Error {
         let expected = case.expected_stdout();
@@ -248,14 +247,44 @@ pub fn differences(case: &Case, file_name: &str, run: &Finished) -> Vec<String> 
     diffs
 }
 
-/// True if the report names the violation kind as a word of its own.
-fn reports_kind(stderr: &str, kind: &str) -> bool {
-    stderr.match_indices(kind).any(|(at, _)| {
-        let word_char = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
-        let before = stderr[..at].chars().next_back();
-        let after = stderr[at + kind.len()..].chars().next();
-        !before.is_some_and(word_char) && !after.is_some_and(word_char)
-    })
+/// The kind and `file:line` of `agx run`'s report line
+/// `agx run: VIOLATION (KIND) in thread T at FILE:LINE: MESSAGE`.
+pub fn violation_report(stderr: &str) -> Option<(&str, &str)> {
+    const MARK: &str = "VIOLATION (";
+    let line = stderr.lines().find(|l| l.contains(MARK))?;
+    let rest = &line[line.find(MARK)? + MARK.len()..];
+    let (kind, rest) = rest.split_once(')')?;
+    let at = &rest[rest.find(" at ")? + " at ".len()..];
+    let location = at.split_once(": ").map_or(at, |(loc, _)| loc);
+    Some((kind, location))
+}
+
+fn check_violation(
+    case: &Case,
+    kind: &str,
+    file_name: &str,
+    run: &Finished,
+    diffs: &mut Vec<String>,
+) {
+    let Some((reported_kind, location)) = violation_report(&run.stderr) else {
+        diffs.push(format!(
+            "expected a `VIOLATION ({kind}) ... at FILE:LINE` report; stderr: {}",
+            excerpt(&run.stderr)
+        ));
+        return;
+    };
+    if reported_kind != kind {
+        diffs.push(format!(
+            "expected a violation of kind `{kind}`, got `{reported_kind}` at {location}"
+        ));
+    }
+    if let Some(line) = case.line {
+        if !names_location(location, file_name, line) {
+            diffs.push(format!(
+                "expected the violation at {file_name}:{line}, got it at {location}"
+            ));
+        }
+    }
 }
 
 /// The first differing line of two outputs, and both outputs when they are short.
