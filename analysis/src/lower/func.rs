@@ -465,8 +465,9 @@ impl<'l, 'u> FnBuilder<'l, 'u> {
                 }
                 continue;
             }
-            if info.is_static || info.thread_local {
-                self.static_local(&name, ty, info.thread_local, id)?;
+            let thread_local = info.thread_local || self.l.blanked_thread_local(d.span, id.span);
+            if info.is_static || thread_local {
+                self.static_local(&name, ty, thread_local, id)?;
                 continue;
             }
             self.auto_local(&name, ty, id)?;

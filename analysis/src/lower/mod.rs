@@ -364,11 +364,8 @@ impl<'u> Lowerer<'u> {
                 self.declare_function(&name, f, span);
                 continue;
             }
-            let thread_local = info.thread_local
-                || self
-                    .unit
-                    .map
-                    .has_thread_local_in(d.span.start, init_decl.span.start);
+            let thread_local =
+                info.thread_local || self.blanked_thread_local(d.span, init_decl.span);
             self.global_object(&name, ty, thread_local, init_decl)?;
         }
         Ok(())
@@ -421,6 +418,18 @@ impl<'u> Lowerer<'u> {
             .names
             .insert(name.to_string(), Symbol::Object { obj, ty });
         Ok(())
+    }
+
+    /// Whether a blanked `__thread` keyword stood in a declaration's specifiers. The
+    /// keyword may precede the span lang-c gives the declaration (it is blank space there
+    /// now), so the search starts at the beginning of the white space before it.
+    pub fn blanked_thread_local(&self, decl: AstSpan, declarator: AstSpan) -> bool {
+        let bytes = self.unit.source.as_bytes();
+        let mut start = decl.start.min(bytes.len());
+        while start > 0 && bytes[start - 1].is_ascii_whitespace() {
+            start -= 1;
+        }
+        self.unit.map.has_thread_local_in(start, declarator.start)
     }
 
     /// True the first time an external function is reported.

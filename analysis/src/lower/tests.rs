@@ -263,3 +263,16 @@ fn unprototyped_externals_passed_pointers_are_rejected() {
         "{e}"
     );
 }
+
+#[test]
+fn thread_local_globals_are_marked() {
+    let unit = parse_preprocessed(
+        "__thread int tl = 1;\nint g;\nint main() { return tl + g; }".into(),
+        "t.c",
+    )
+    .unwrap();
+    let p = super::lower(&unit, DataModel::Ilp32).unwrap();
+    let kind = |n: &str| p.objects.iter().find(|o| o.name == n).unwrap().kind.clone();
+    assert_eq!(kind("tl"), ObjectKind::ThreadLocal);
+    assert_eq!(kind("g"), ObjectKind::Global);
+}
