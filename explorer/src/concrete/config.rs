@@ -23,6 +23,9 @@ pub struct RunConfig {
     pub max_statements: u64,
     /// Stop with `BoundHit` when one thread has this many frames. Default: 100 000.
     pub max_call_depth: usize,
+    /// Stop with `BoundHit` when the program creates more threads than this (`main`
+    /// included). Default: 100 000.
+    pub max_threads: usize,
     /// Record one [`TraceStep`](super::TraceStep) per step. Default: `true`. Turn it off
     /// for long runs whose schedule is not needed.
     pub record_trace: bool,
@@ -37,6 +40,7 @@ impl Default for RunConfig {
             max_steps: None,
             max_statements: 50_000_000,
             max_call_depth: 100_000,
+            max_threads: 100_000,
             record_trace: true,
         }
     }

@@ -265,8 +265,7 @@ impl<'p> Machine<'p> {
             }
             return;
         }
-        for i in 0..self.threads.len() {
-            let t = ThreadId(i as u32);
+        for &t in &self.live {
             if self.is_enabled(t) {
                 enabled.push(t);
             }
@@ -344,8 +343,10 @@ impl<'p> Machine<'p> {
     /// The end of the run when no thread can take a step: completion if every thread has
     /// finished, else a deadlock naming each blocked thread.
     pub(crate) fn nothing_enabled(&self) -> Stop {
-        let blocked: Vec<BlockedThread> = (0..self.threads.len())
-            .filter_map(|i| self.blocked_thread(ThreadId(i as u32)))
+        let blocked: Vec<BlockedThread> = self
+            .live
+            .iter()
+            .filter_map(|&t| self.blocked_thread(t))
             .collect();
         let Some(first) = blocked.first() else {
             return Stop::End(Outcome::Completed { exit_code: 0 });

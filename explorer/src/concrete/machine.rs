@@ -120,6 +120,8 @@ pub(crate) struct Machine<'p> {
     tls_objects: Vec<ObjId>,
     pub mem: Memory<'p>,
     pub threads: Vec<Thread<'p>>,
+    /// The threads that have not ended, in id order (the only candidates for a step).
+    pub live: Vec<ThreadId>,
     /// Held mutexes and their owners (an absent mutex is unlocked).
     pub mutexes: FxHashMap<Addr, ThreadId>,
     /// Threads waiting on each condition, longest-waiting first.
@@ -149,6 +151,7 @@ impl<'p> Machine<'p> {
             tls_objects: Vec::new(),
             mem: Memory::new(prog),
             threads: Vec::new(),
+            live: Vec::new(),
             mutexes: FxHashMap::default(),
             conds: FxHashMap::default(),
             atomic_owner: None,
@@ -314,7 +317,12 @@ impl<'p> Machine<'p> {
 
     /// Adds a thread positioned at the entry of `func` (not yet run).
     pub fn spawn(&mut self, func: &'p Function, args: &[Value]) -> Flow<ThreadId> {
+        if self.threads.len() >= self.cfg.max_threads {
+            let bound = Bound::Threads(self.cfg.max_threads);
+            return Err(Stop::End(Outcome::BoundHit { bound }));
+        }
         let id = ThreadId(self.threads.len() as u32);
+        self.live.push(id);
         let prog = self.prog;
         let tls = self
             .tls_objects
@@ -460,6 +468,9 @@ impl<'p> Machine<'p> {
         }
         if self.atomic_owner == Some(t) {
             self.atomic_owner = None;
+        }
+        if let Ok(i) = self.live.binary_search(&t) {
+            self.live.remove(i);
         }
         Ok(())
     }

@@ -25,7 +25,7 @@ impl fmt::Display for ThreadId {
 }
 
 /// One concrete run of a program.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Execution {
     pub outcome: Outcome,
     /// One entry per step (empty when `RunConfig::record_trace` is off).
@@ -178,6 +178,8 @@ pub enum Bound {
     Statements(u64),
     /// Frames on one thread's call stack.
     CallDepth(usize),
+    /// Threads created, `main` included.
+    Threads(usize),
 }
 
 impl fmt::Display for Bound {
@@ -186,6 +188,7 @@ impl fmt::Display for Bound {
             Bound::Steps(n) => write!(f, "{n} steps"),
             Bound::Statements(n) => write!(f, "{n} statements"),
             Bound::CallDepth(n) => write!(f, "call depth {n}"),
+            Bound::Threads(n) => write!(f, "{n} threads"),
         }
     }
 }

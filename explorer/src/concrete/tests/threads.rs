@@ -481,3 +481,25 @@ fn thread_locals_are_per_thread() {
     });
     assert_completed(&run_default(&pb.finish(main)), 1);
 }
+
+#[test]
+fn unbounded_thread_creation_hits_the_thread_bound() {
+    let mut pb = ProgramBuilder::new();
+    let h = pb.global("h", 4);
+    let worker = pb.declare("worker", Some(PTR));
+    let main = pb.declare("main", Some(Scalar::I32));
+    pb.define(worker, &[PTR], |f| f.ret(Some(Operand::Null)));
+    pb.define(main, &[], |f| {
+        f.create(h, worker, Operand::Null);
+        f.term(TermKind::Goto(BlockId(0)));
+    });
+    let p = pb.finish(main);
+    let e = run_with(&p, |c| c.max_threads = 1000);
+    assert_eq!(
+        e.outcome,
+        Outcome::BoundHit {
+            bound: crate::concrete::Bound::Threads(1000)
+        }
+    );
+    assert_eq!(e.stats.threads, 1000);
+}
