@@ -5,3 +5,4 @@
 //!   replays witnesses.
 
 pub mod concrete;
+pub mod symbolic;

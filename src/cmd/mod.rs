@@ -9,3 +9,4 @@ pub mod facts;
 pub mod impact;
 pub mod rules;
 pub mod slice;
+pub mod verify;

@@ -1,0 +1,354 @@
+//! Dynamic partial-order reduction (Flanagan and Godefroid, POPL 2005) with vector clocks
+//! and sleep sets, over the scheduling nodes of the symbolic search.
+//!
+//! A *step* (one scheduling choice: a thread's visible event, its atomic section if it
+//! opens one, and its local code up to the next visible event) is one DPOR transition. Its
+//! footprint is the set of [`Access`]es it made. Two steps of different threads are
+//! *dependent* when their footprints touch a common location and one of them writes it
+//! (mutexes, conditions and thread ends count as written by every operation on them;
+//! [`Loc::All`] — the end of the whole run, or an atomic section not yet executed — is
+//! dependent with everything).
+//!
+//! Lock acquisitions race with each other, not with releases (an acquire and a release by
+//! different threads are never enabled together), though every operation on a mutex
+//! orders happens-before.
+//!
+//! Happens-before is the transitive closure of program order and the order of dependent
+//! steps, kept as vector clocks: `clock[u] = i + 1` means step `i` of the current path (a
+//! step of thread `u`) happens before. At every node, for each live thread `p` with a
+//! pending event `next(p)`, the last step `i` of the path that is dependent with `next(p)`
+//! and does not happen before it is a race: `p` goes into the backtrack set of the node
+//! step `i` was taken from, or (if `p` was not enabled there) every thread enabled there.
+//! Sleep sets: after exploring thread `t` from a node, `t` sleeps in the later siblings'
+//! subtrees until a step dependent with its pending event runs.
+
+use super::names::{ObjInst, ThreadKey};
+use super::state::Tid;
+use std::collections::BTreeSet;
+
+/// A location a step touches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Loc {
+    /// A memory cell (object, byte offset).
+    Mem(ObjInst, u64),
+    /// Any cell of an object (an access at a symbolic offset, or the object's death).
+    Obj(ObjInst),
+    Mutex(ObjInst, u64),
+    Cond(ObjInst, u64),
+    /// The end of a thread (written by its end, read by joins).
+    Thread(ThreadKey),
+    /// Everything: dependent with every step of every other thread.
+    All,
+}
+
+/// What a synchronization does, for race detection. A release enables the matching
+/// acquire, so the two are ordered by happens-before but never race.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Role {
+    Plain,
+    /// Waits for a release: lock and re-acquire (of a mutex), join (of a thread's end),
+    /// the wake-up of a condition wait (of a signal).
+    Acquire,
+    /// Enables an acquire: unlock and the start of a condition wait (of a mutex), a
+    /// thread's end, signal and broadcast.
+    Release,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Access {
+    pub loc: Loc,
+    pub write: bool,
+    pub role: Role,
+}
+
+impl Access {
+    pub fn read(loc: Loc) -> Access {
+        Access {
+            loc,
+            write: false,
+            role: Role::Plain,
+        }
+    }
+    pub fn write(loc: Loc) -> Access {
+        Access {
+            loc,
+            write: true,
+            role: Role::Plain,
+        }
+    }
+    pub fn acquire(loc: Loc) -> Access {
+        Access {
+            loc,
+            write: true,
+            role: Role::Acquire,
+        }
+    }
+    pub fn release(loc: Loc) -> Access {
+        Access {
+            loc,
+            write: true,
+            role: Role::Release,
+        }
+    }
+}
+
+pub type Footprint = Vec<Access>;
+
+/// Do two accesses conflict?
+pub fn conflict(a: &Access, b: &Access) -> bool {
+    if a.loc == Loc::All || b.loc == Loc::All {
+        return true;
+    }
+    let same = match (a.loc, b.loc) {
+        (Loc::Obj(o), Loc::Mem(p, _) | Loc::Obj(p)) | (Loc::Mem(p, _), Loc::Obj(o)) => o == p,
+        (x, y) => x == y,
+    };
+    same && (a.write || b.write)
+}
+
+/// Are two footprints (of steps of different threads) dependent?
+pub fn dependent(a: &[Access], b: &[Access]) -> bool {
+    a.iter().any(|x| b.iter().any(|y| conflict(x, y)))
+}
+
+/// Can two conflicting accesses race, i.e. be enabled together in either order? An
+/// acquire and a release of one object by different threads cannot (the acquirer is
+/// blocked until the release): their order is happens-before, not a race.
+pub fn races(a: &Access, b: &Access) -> bool {
+    if a.loc == Loc::All || b.loc == Loc::All {
+        return true;
+    }
+    conflict(a, b)
+        && !matches!(
+            (a.role, b.role),
+            (Role::Acquire, Role::Release) | (Role::Release, Role::Acquire)
+        )
+}
+
+/// Do two footprints race?
+pub fn racing(a: &[Access], b: &[Access]) -> bool {
+    a.iter().any(|x| b.iter().any(|y| races(x, y)))
+}
+
+/// A vector clock indexed by runtime thread id.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VClock(Vec<u32>);
+
+impl VClock {
+    pub fn get(&self, t: Tid) -> u32 {
+        self.0.get(t).copied().unwrap_or(0)
+    }
+
+    pub fn set(&mut self, t: Tid, v: u32) {
+        if self.0.len() <= t {
+            self.0.resize(t + 1, 0);
+        }
+        self.0[t] = v;
+    }
+
+    pub fn join(&mut self, other: &VClock) {
+        if self.0.len() < other.0.len() {
+            self.0.resize(other.0.len(), 0);
+        }
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            *a = (*a).max(*b);
+        }
+    }
+
+    /// The pointwise minimum: a lower bound of both.
+    pub fn meet(&self, other: &VClock) -> VClock {
+        let n = self.0.len().max(other.0.len());
+        VClock((0..n).map(|i| self.get(i).min(other.get(i))).collect())
+    }
+}
+
+/// A scheduling node on the current path.
+#[derive(Clone)]
+pub struct NodeInfo {
+    pub enabled: Vec<Tid>,
+    pub backtrack: BTreeSet<Tid>,
+    pub done: BTreeSet<Tid>,
+    /// Sleeping threads and the footprints of their pending events.
+    pub sleep: Vec<(Tid, Footprint)>,
+    /// Each thread's clock at this node.
+    pub clocks: Vec<VClock>,
+    /// The node's state and its fingerprint, to recognise a return to it (a cycle).
+    pub state: Option<(u64, super::state::State)>,
+}
+
+impl NodeInfo {
+    /// Schedules every enabled thread from this node (the cycle proviso: one node of
+    /// each cycle is fully expanded).
+    pub fn expand_fully(&mut self) {
+        self.backtrack.extend(self.enabled.iter().copied());
+    }
+
+    /// Schedules `p` from this node, or every enabled thread if `p` is not enabled.
+    fn add_backtrack(&mut self, p: Option<Tid>) {
+        match p {
+            Some(p) if self.enabled.contains(&p) => {
+                self.backtrack.insert(p);
+            }
+            _ => self.backtrack.extend(self.enabled.iter().copied()),
+        }
+    }
+}
+
+/// A step on the current path.
+#[derive(Clone, Debug)]
+pub struct EventInfo {
+    pub tid: Tid,
+    /// Index of the node it was taken from.
+    pub node: usize,
+    pub foot: Footprint,
+    pub clock: VClock,
+}
+
+/// The DPOR stacks of the current path: nodes and the steps between them.
+#[derive(Default)]
+pub struct Dpor {
+    pub nodes: Vec<NodeInfo>,
+    pub events: Vec<EventInfo>,
+}
+
+impl Dpor {
+    /// The clock of a new step of `tid` with footprint `foot`, given the thread's clock.
+    pub fn clock_of(&self, tid: Tid, start: &VClock, foot: &[Access]) -> VClock {
+        let mut c = start.clone();
+        for e in &self.events {
+            if e.tid != tid && dependent(&e.foot, foot) {
+                c.join(&e.clock);
+            }
+        }
+        c.set(tid, self.events.len() as u32 + 1);
+        c
+    }
+
+    /// Race detection for the pending event `foot` of thread `p` (whose clock is
+    /// `clock`): the last step `i` racing with it needs, at the node it was taken from, a
+    /// thread that can start the reversed order. As in source-DPOR (Abdulla et al.,
+    /// POPL 2014) that is any *initial* of `v` = the steps after `i` that do not happen
+    /// after it, then `p`'s event; nothing is added if the backtrack set already holds
+    /// one. A chosen initial not enabled there falls back to every enabled thread.
+    pub fn races_of_pending(&mut self, p: Tid, clock: &VClock, foot: &[Access]) {
+        for i in (0..self.events.len()).rev() {
+            let e = &self.events[i];
+            if e.tid == p || !racing(&e.foot, foot) {
+                continue;
+            }
+            if clock.get(e.tid) > i as u32 {
+                continue; // step i happens before p's next event
+            }
+            let initials = self.initials(i, p, clock);
+            let node = &mut self.nodes[e.node];
+            if initials.iter().any(|q| node.backtrack.contains(q)) {
+                return;
+            }
+            let pick = if initials.contains(&p) {
+                Some(p)
+            } else {
+                initials.first().copied()
+            };
+            if std::env::var_os("AGX_DEBUG").is_some() {
+                eprintln!("race: step {i} (t{}) {:?} vs pending t{p} {:?}; initials {initials:?} enabled {:?} bt {:?}", e.tid, e.foot, foot, node.enabled, node.backtrack);
+            }
+            node.add_backtrack(pick);
+            return;
+        }
+    }
+
+    /// The threads whose first step in `notdep(i) · next(p)` has no predecessor there
+    /// that happens before it.
+    fn initials(&self, i: usize, p: Tid, p_clock: &VClock) -> Vec<Tid> {
+        let after_i = |j: usize| self.events[j].clock.get(self.events[i].tid) > i as u32;
+        let notdep: Vec<usize> = (i + 1..self.events.len())
+            .filter(|&j| !after_i(j))
+            .collect();
+        let mut out = Vec::new();
+        for (n, &j) in notdep.iter().enumerate() {
+            let ej = &self.events[j];
+            let preceded = notdep[..n]
+                .iter()
+                .any(|&k| ej.clock.get(self.events[k].tid) > k as u32);
+            if !preceded && !out.contains(&ej.tid) {
+                out.push(ej.tid);
+            }
+        }
+        let p_preceded = notdep
+            .iter()
+            .any(|&k| p_clock.get(self.events[k].tid) > k as u32);
+        if !p_preceded && !out.contains(&p) {
+            out.push(p);
+        }
+        out
+    }
+
+    /// Backtrack repair for a pruned subtree (§5.2 of the paper): `p` (or an unknown
+    /// future thread when `None`, with a lower bound `clock` of its clock) may perform
+    /// `access` after the current node. Unlike [`Dpor::races_of_pending`] every racing
+    /// step gets a backtrack point, because the clock is only a lower bound.
+    pub fn races_of_summary(&mut self, p: Option<Tid>, clock: &VClock, access: &Access) {
+        for i in (0..self.events.len()).rev() {
+            let e = &self.events[i];
+            if Some(e.tid) == p || !e.foot.iter().any(|x| races(x, access)) {
+                continue;
+            }
+            if clock.get(e.tid) > i as u32 {
+                continue;
+            }
+            let node = e.node;
+            self.nodes[node].add_backtrack(p);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mem(o: u32) -> Loc {
+        Loc::Mem(ObjInst(o), 0)
+    }
+
+    #[test]
+    fn reads_commute_writes_do_not() {
+        let r = [Access::read(mem(1))];
+        let w = [Access::write(mem(1))];
+        let other = [Access::write(mem(2))];
+        assert!(!dependent(&r, &r));
+        assert!(dependent(&r, &w));
+        assert!(dependent(&w, &w));
+        assert!(!dependent(&w, &other));
+        assert!(dependent(&[Access::read(Loc::All)], &other));
+    }
+
+    #[test]
+    fn clocks_join_dependent_steps() {
+        let mut d = Dpor::default();
+        let node = NodeInfo {
+            enabled: vec![0, 1],
+            backtrack: BTreeSet::from([0]),
+            done: BTreeSet::new(),
+            sleep: vec![],
+            clocks: vec![VClock::default(), VClock::default()],
+            state: None,
+        };
+        d.nodes.push(node.clone());
+        let w = vec![Access::write(mem(1))];
+        let c0 = d.clock_of(0, &VClock::default(), &w);
+        d.events.push(EventInfo {
+            tid: 0,
+            node: 0,
+            foot: w.clone(),
+            clock: c0.clone(),
+        });
+        d.nodes.push(node);
+        // Thread 1's pending read of the same cell races with step 0.
+        d.races_of_pending(1, &VClock::default(), &[Access::read(mem(1))]);
+        assert!(d.nodes[0].backtrack.contains(&1));
+        // A step of thread 1 dependent with step 0 inherits its clock.
+        let c1 = d.clock_of(1, &VClock::default(), &[Access::read(mem(1))]);
+        assert_eq!(c1.get(0), 1);
+        assert_eq!(c1.get(1), 2);
+    }
+}

@@ -1,0 +1,761 @@
+//! The search driver: the path condition and its model, forks, the ends of runs, and
+//! the final verdict.
+//!
+//! The path condition is a stack of conjuncts mirrored into Z3 by [`Smt`]. The engine
+//! keeps an assignment that satisfies it (the last model, zeros for newer inputs): a
+//! fork side that holds under it needs no query. Equalities `t == k` asserted by a fork
+//! *pin* `t` to `k`, so an address or thread id that was concretized is read as a
+//! constant by the statement that forked on it.
+
+use super::dpor::{Access, Dpor, Footprint, Loc};
+use super::model::Assignment;
+use super::names::{Names, ObjInst, ObjName, ThreadKey};
+use super::smt::{Answer, Smt};
+use super::state::{State, Tid};
+use super::summary::{RwEntry, Summaries, WpOp};
+use super::term::{TermId, TermPool, Var};
+use super::{Checks, Config, Found, Incomplete, Outcome, Stats, Strategy, Verdict, VerifyError};
+use crate::concrete::{EventKind, InputSource, ViolationKind};
+use analysis::ir::{DataModel, FuncId, ObjId, ObjectKind, Program, Scalar, Span, StmtId, TermKind};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// The result of exploring a subtree.
+pub struct Sub {
+    /// Its weakest precondition over the state variables where it starts (only with
+    /// summaries on; `true` otherwise).
+    pub wp: TermId,
+    /// Accesses made below it, by thread name (only with summaries on).
+    pub rw: FxHashSet<RwEntry>,
+}
+
+/// How a run ends inside a step.
+#[derive(Clone, Debug)]
+pub enum End {
+    /// The program completed (main returned, `exit`, every thread ended).
+    Completed,
+    /// `abort()`.
+    Aborted,
+    /// A property violation (reported or not, depending on [`Checks`]).
+    Violation {
+        kind: ViolationKind,
+        message: String,
+        span: Span,
+        tid: Tid,
+    },
+    /// An `assume` was false. `gap`: the failing assume followed a step with effects on
+    /// other threads, where an execution in which the thread just stops might reach more
+    /// (the interpreter ends the run; SV-COMP's semantics would only block the thread).
+    AssumeFalse { gap: Option<String> },
+    /// No thread can run and some have not ended.
+    Deadlock { span: Span, tid: Tid },
+    /// Behaviour outside the model.
+    Unsupported(String),
+    /// A bound stopped the run: (reason, detail).
+    Bound(&'static str, String),
+}
+
+/// What a step has done so far (cloned at forks).
+#[derive(Clone, Debug)]
+pub struct StepCtx {
+    /// The scheduled thread; `None` for `main`'s prefix before the first step.
+    pub tid: Option<Tid>,
+    /// Its pending event has not run yet.
+    pub event_pending: bool,
+    /// The accesses of the step.
+    pub foot: Footprint,
+    /// Creators to resume when the current thread stands at its next event.
+    pub resume: Vec<Tid>,
+    /// Threads created in this step.
+    pub created: Vec<Tid>,
+    /// A description of the step's first effect visible to other threads, if any.
+    pub shared_effect: Option<String>,
+}
+
+impl StepCtx {
+    pub fn initial() -> StepCtx {
+        StepCtx {
+            tid: None,
+            event_pending: false,
+            foot: Vec::new(),
+            resume: Vec::new(),
+            created: Vec::new(),
+            shared_effect: None,
+        }
+    }
+
+    pub fn of(t: Tid) -> StepCtx {
+        StepCtx {
+            tid: Some(t),
+            event_pending: true,
+            ..StepCtx::initial()
+        }
+    }
+
+    pub fn touch(&mut self, a: Access) {
+        if !self.foot.contains(&a) {
+            self.foot.push(a);
+        }
+    }
+}
+
+/// An input read on the current path, in the interpreter's consumption order.
+#[derive(Clone, Debug)]
+pub struct InputRec {
+    pub var: Var,
+    pub ty: Scalar,
+    pub tid: Tid,
+    pub stmt: StmtId,
+    pub source: InputSource,
+}
+
+/// One interpreter step on the current path.
+#[derive(Clone, Copy, Debug)]
+pub struct TraceItem {
+    pub tid: Tid,
+    pub stmt: StmtId,
+    pub span: Span,
+    pub event: EventKind,
+}
+
+/// One side of a fork.
+pub struct Side {
+    /// The side's condition (forward) and its form over state variables.
+    pub guard: TermId,
+    pub guard_wp: TermId,
+    /// `(term, value)` when the side fixes a term to a constant.
+    pub pin: Option<(TermId, u64)>,
+    pub next: SideNext,
+}
+
+pub enum SideNext {
+    Continue(State),
+    End(State, End),
+}
+
+/// How a static object id is instantiated.
+#[derive(Clone, Copy)]
+pub enum StaticObj {
+    Global(ObjInst),
+    ThreadLocal(usize),
+    Slot(usize),
+}
+
+pub struct Engine<'p> {
+    pub prog: &'p Program,
+    pub cfg: &'p Config,
+    pub dm: DataModel,
+    pub pool: TermPool,
+    pub smt: Smt,
+    pub names: Names,
+    pub statics: Vec<StaticObj>,
+    pub tls_objects: Vec<ObjId>,
+    /// Back edges `(function, from block, to block)`.
+    pub back_edges: FxHashSet<(FuncId, u32, u32)>,
+    /// Registers some statement or terminator reads, per function.
+    pub read_regs: Vec<FxHashSet<analysis::ir::RegId>>,
+    pub dead_marker: ObjInst,
+    /// The path condition and the pins it carries.
+    pub pcon: Vec<TermId>,
+    pcon_set: FxHashMap<TermId, u32>,
+    pub pins: FxHashMap<TermId, u64>,
+    pin_log: Vec<Option<(TermId, Option<u64>)>>,
+    pub model: Assignment,
+    pub inputs: Vec<InputRec>,
+    pub trace: Vec<TraceItem>,
+    pub dpor: Dpor,
+    /// Nodes of the current path by state fingerprint.
+    pub on_stack: FxHashMap<u64, Vec<usize>>,
+    pub summaries: Option<Summaries>,
+    pub wp_on: bool,
+    pub stats: Stats,
+    pub found: Vec<Found>,
+    incomplete: BTreeMap<String, String>,
+    pub stop: bool,
+    pub error: Option<VerifyError>,
+    started: Instant,
+    deadline: Option<Instant>,
+    last_progress: Instant,
+}
+
+impl<'p> Engine<'p> {
+    pub fn new(prog: &'p Program, cfg: &'p Config) -> Result<Engine<'p>, VerifyError> {
+        let mut names = Names::default();
+        let mut statics = Vec::with_capacity(prog.objects.len());
+        let mut tls_objects = Vec::new();
+        for o in &prog.objects {
+            statics.push(match o.kind {
+                ObjectKind::Global | ObjectKind::StringLiteral => {
+                    StaticObj::Global(names.object(ObjName::Static(o.id)))
+                }
+                ObjectKind::ThreadLocal => {
+                    tls_objects.push(o.id);
+                    StaticObj::ThreadLocal(tls_objects.len() - 1)
+                }
+                ObjectKind::StackSlot { func } => {
+                    let slots = &prog.function(func).slots;
+                    let index = slots.iter().position(|&s| s == o.id).ok_or_else(|| {
+                        VerifyError::Program(format!(
+                            "malformed IR: slot `{}` is not a slot of `{}`",
+                            o.name,
+                            prog.function(func).name
+                        ))
+                    })?;
+                    StaticObj::Slot(index)
+                }
+            });
+        }
+        let dead_marker = names.object(ObjName::Dead);
+        let wp_on = cfg.strategy == Strategy::DporAg;
+        let started = Instant::now();
+        Ok(Engine {
+            prog,
+            cfg,
+            dm: prog.data_model,
+            pool: TermPool::new(),
+            smt: Smt::new(Some(cfg.query_timeout)),
+            names,
+            statics,
+            tls_objects,
+            back_edges: back_edges(prog),
+            read_regs: read_regs(prog),
+            dead_marker,
+            pcon: Vec::new(),
+            pcon_set: FxHashMap::default(),
+            pins: FxHashMap::default(),
+            pin_log: Vec::new(),
+            model: Assignment::default(),
+            inputs: Vec::new(),
+            trace: Vec::new(),
+            dpor: Dpor::default(),
+            on_stack: FxHashMap::default(),
+            summaries: wp_on.then(|| Summaries::new(cfg.summary_slots, cfg.summary_size_bound)),
+            wp_on,
+            stats: Stats::default(),
+            found: Vec::new(),
+            incomplete: BTreeMap::new(),
+            stop: false,
+            error: None,
+            started,
+            deadline: cfg.timeout.map(|t| started + t),
+            last_progress: started,
+        })
+    }
+
+    /// Runs the search and decides the verdict.
+    pub fn search(mut self) -> Result<Outcome, VerifyError> {
+        let st = self.initial_state()?;
+        let _ = self.run(st, 0, StepCtx::initial());
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.stats.solver_queries = self.smt.stats.queries;
+        self.stats.solver_cache_hits = self.smt.stats.cache_hits;
+        self.stats.solver_time_ms = self.smt.stats.time.as_secs_f64() * 1000.0;
+        self.stats.time_ms = self.started.elapsed().as_secs_f64() * 1000.0;
+        let incomplete: Vec<Incomplete> = self
+            .incomplete
+            .iter()
+            .map(|(reason, detail)| Incomplete {
+                reason: reason.clone(),
+                detail: detail.clone(),
+            })
+            .collect();
+        let verdict = if !self.found.is_empty() {
+            Verdict::Violation
+        } else if incomplete.is_empty() {
+            Verdict::Safe
+        } else {
+            Verdict::Unknown
+        };
+        Ok(Outcome {
+            verdict,
+            strategy: self.cfg.strategy,
+            violations: self.found,
+            incomplete,
+            stats: self.stats,
+        })
+    }
+
+    // ---- bookkeeping ----
+
+    /// Records why the search cannot conclude `Safe` (the first detail per reason).
+    pub fn incomplete(&mut self, reason: &str, detail: String) {
+        self.incomplete.entry(reason.to_string()).or_insert(detail);
+    }
+
+    pub fn location(&self, span: Span) -> String {
+        self.prog.location(span)
+    }
+
+    /// A result that claims nothing (wp false): for cut or unexplored subtrees.
+    pub fn nothing(&mut self) -> Sub {
+        Sub {
+            wp: self.pool.fals(),
+            rw: FxHashSet::default(),
+        }
+    }
+
+    pub fn safe(&mut self) -> Sub {
+        Sub {
+            wp: self.pool.tru(),
+            rw: FxHashSet::default(),
+        }
+    }
+
+    /// Checks the time budget; prints progress on a terminal.
+    pub fn out_of_time(&mut self) -> bool {
+        if self.stop {
+            return true;
+        }
+        let now = Instant::now();
+        if let Some(d) = self.deadline {
+            if now >= d {
+                let secs = self.cfg.timeout.map_or(0.0, |t| t.as_secs_f64());
+                self.incomplete("timeout", format!("the search stopped after {secs:.1} s"));
+                self.stop = true;
+                return true;
+            }
+        }
+        if now.duration_since(self.last_progress).as_secs() >= 1 {
+            self.last_progress = now;
+            progress_line(&self.stats, now.duration_since(self.started).as_secs_f64());
+        }
+        false
+    }
+
+    /// The thread key of a runtime thread.
+    pub fn key_of(st: &State, t: Tid) -> ThreadKey {
+        st.threads[t].key
+    }
+
+    // ---- the path condition ----
+
+    /// Does `c` certainly hold on the current path (folded true, or a conjunct)?
+    pub fn holds(&self, c: TermId) -> bool {
+        self.pool.is_true(c) || self.pcon_set.contains_key(&c)
+    }
+
+    /// The constant value of a term: folded, or pinned on this path.
+    pub fn concrete(&self, t: TermId) -> Option<u64> {
+        self.pool.as_bv(t).or_else(|| self.pins.get(&t).copied())
+    }
+
+    fn push_pcon(&mut self, c: TermId, pin: Option<(TermId, u64)>) {
+        if self.pool.is_true(c) {
+            self.pin_log.push(None);
+        } else {
+            self.pcon.push(c);
+            *self.pcon_set.entry(c).or_insert(0) += 1;
+            self.pin_log.push(None);
+        }
+        if let Some((t, v)) = pin {
+            let old = self.pins.insert(t, v);
+            *self.pin_log.last_mut().expect("just pushed") = Some((t, old));
+        }
+    }
+
+    fn pop_pcon(&mut self, c: TermId) {
+        if let Some(Some((t, old))) = self.pin_log.pop() {
+            match old {
+                Some(v) => self.pins.insert(t, v),
+                None => self.pins.remove(&t),
+            };
+        }
+        if !self.pool.is_true(c) {
+            self.pcon.pop();
+            if let Some(n) = self.pcon_set.get_mut(&c) {
+                *n -= 1;
+                if *n == 0 {
+                    self.pcon_set.remove(&c);
+                }
+            }
+        }
+    }
+
+    fn wanted(&self) -> Vec<(Var, u8)> {
+        self.inputs
+            .iter()
+            .map(|i| (i.var, i.ty.bits(self.dm)))
+            .collect()
+    }
+
+    /// Is `pcon ∧ c` satisfiable? `None` when the solver gave up. On `Some(true)` the
+    /// model satisfies `pcon ∧ c`.
+    pub fn feasible(&mut self, c: TermId) -> Option<bool> {
+        if let Some(b) = self.pool.as_bool(c) {
+            return Some(b);
+        }
+        if self.pcon_set.contains_key(&c) {
+            return Some(true);
+        }
+        let neg = self.pool.not(c);
+        if self.pcon_set.contains_key(&neg) {
+            return Some(false);
+        }
+        if self.model.holds(&self.pool, c) == Some(true) {
+            return Some(true);
+        }
+        let wanted = self.wanted();
+        match self.smt.check(&self.pool, &self.pcon, c, &wanted) {
+            Answer::Sat(m) => {
+                for (v, val) in m.iter() {
+                    self.model.set(*v, *val);
+                }
+                Some(true)
+            }
+            Answer::Unsat => Some(false),
+            Answer::Unknown => None,
+        }
+    }
+
+    /// Is `pcon ∧ c` unsatisfiable (i.e. `pcon ⇒ ¬c`)? `false` when unknown.
+    pub fn surely_not(&mut self, c: TermId) -> bool {
+        self.feasible(c) == Some(false)
+    }
+
+    /// Explores `f` under the extra condition `guard` (if feasible). Restores the path
+    /// (condition, pins, trace, inputs) afterwards.
+    pub fn under(
+        &mut self,
+        guard: TermId,
+        pin: Option<(TermId, u64)>,
+        f: impl FnOnce(&mut Self) -> Sub,
+    ) -> Option<Sub> {
+        match self.feasible(guard) {
+            Some(true) => {}
+            Some(false) => return None,
+            None => {
+                let what = "the solver gave up on a path condition".to_string();
+                self.incomplete("solver", what);
+                return None;
+            }
+        }
+        let (trace, inputs) = (self.trace.len(), self.inputs.len());
+        self.push_pcon(guard, pin);
+        let sub = f(self);
+        self.pop_pcon(guard);
+        self.trace.truncate(trace);
+        self.inputs.truncate(inputs);
+        Some(sub)
+    }
+
+    /// Explores the sides of a fork; the wp is the union of `guard ∧ wp(side)`.
+    pub fn fork(&mut self, sides: Vec<Side>, cur: Tid, k: &StepCtx) -> Sub {
+        let mut wp = self.pool.fals();
+        let mut rw = FxHashSet::default();
+        for side in sides {
+            if self.stop {
+                break;
+            }
+            let guard_wp = side.guard_wp;
+            let k = k.clone();
+            let res = self.under(side.guard, side.pin, |e| match side.next {
+                SideNext::Continue(st) => e.run(st, cur, k),
+                SideNext::End(st, end) => e.leaf(&st, end, &k),
+            });
+            if let Some(sub) = res {
+                if self.wp_on {
+                    let part = self.pool.and(guard_wp, sub.wp);
+                    wp = self.pool.or(wp, part);
+                    rw.extend(sub.rw);
+                }
+            }
+        }
+        Sub { wp, rw }
+    }
+
+    /// The values a term can take on this path (at most `cap`), each with its guard.
+    /// `None` if there are more, or the solver gave up.
+    pub fn enumerate(&mut self, t: TermId, cap: usize) -> Option<Vec<u64>> {
+        if let Some(v) = self.concrete(t) {
+            return Some(vec![v]);
+        }
+        let w = self.pool.width(t);
+        let mut values = Vec::new();
+        let mut excluded = self.pool.tru();
+        loop {
+            let wanted = {
+                let mut w0 = self.wanted();
+                w0.extend(self.pool.vars(t));
+                w0
+            };
+            let probe = match self.smt.check(&self.pool, &self.pcon, excluded, &wanted) {
+                Answer::Sat(m) => m,
+                Answer::Unsat => return Some(values),
+                Answer::Unknown => return None,
+            };
+            let v = probe.eval(&self.pool, t)?;
+            if values.len() == cap {
+                return None;
+            }
+            values.push(v);
+            let k = self.pool.bv_const(v, w);
+            let ne = self.pool.ne(t, k);
+            excluded = self.pool.and(excluded, ne);
+        }
+    }
+
+    /// A fresh input of type `ty` read by thread `t` at `stmt`.
+    pub fn new_input(
+        &mut self,
+        st: &mut State,
+        t: Tid,
+        ty: Scalar,
+        stmt: StmtId,
+        source: InputSource,
+    ) -> TermId {
+        let th = &mut st.threads[t];
+        let var = Var::Input {
+            thread: th.key,
+            index: th.inputs,
+        };
+        th.inputs += 1;
+        self.inputs.push(InputRec {
+            var,
+            ty,
+            tid: t,
+            stmt,
+            source,
+        });
+        self.pool.var(var, ty.bits(self.dm))
+    }
+
+    // ---- the ends of runs ----
+
+    /// A run ends inside a step.
+    pub fn leaf(&mut self, st: &State, end: End, k: &StepCtx) -> Sub {
+        self.stats.runs += 1;
+        self.races_at_end(st, k);
+        let rw = self.step_rw(st, k, true);
+        let safe = match end {
+            End::Completed | End::Aborted => true,
+            End::AssumeFalse { gap } => {
+                if let Some(what) = gap {
+                    self.incomplete("assume-semantics", what);
+                }
+                true
+            }
+            End::Deadlock { span, tid } => {
+                if self.cfg.checks.deadlock {
+                    let message = "deadlock: no thread can run".to_string();
+                    self.report(ViolationKind::Deadlock, message, span, tid);
+                    false
+                } else {
+                    true
+                }
+            }
+            End::Violation {
+                kind,
+                message,
+                span,
+                tid,
+            } => {
+                if self.reported(kind, span) {
+                    self.report(kind, message, span, tid);
+                } else if !is_assertion(kind) {
+                    let detail = format!("{message} at {}", self.location(span));
+                    self.incomplete("undefined-behaviour", detail);
+                }
+                false
+            }
+            End::Unsupported(what) => {
+                self.incomplete("unsupported", what);
+                false
+            }
+            End::Bound(reason, detail) => {
+                self.incomplete(reason, detail);
+                false
+            }
+        };
+        let wp = self.pool.bool_const(safe);
+        Sub { wp, rw }
+    }
+
+    /// Is a violation of this kind at this place reported?
+    fn reported(&self, kind: ViolationKind, span: Span) -> bool {
+        let Checks { deadlock, memory } = self.cfg.checks;
+        let kind_ok = match kind {
+            ViolationKind::Assertion | ViolationKind::ReachError => true,
+            ViolationKind::Deadlock => deadlock,
+            _ => memory,
+        };
+        let place_ok = match &self.cfg.targets {
+            None => true,
+            Some(ts) => ts.iter().any(|&(f, l)| span.file == f && span.line == l),
+        };
+        kind_ok && place_ok
+    }
+
+    /// Builds, replays and records the witness of a violation on the current path.
+    fn report(&mut self, kind: ViolationKind, message: String, span: Span, tid: Tid) {
+        match super::witness::build_and_replay(self, kind, &message, span) {
+            Ok(found) => {
+                let _ = tid;
+                self.found.push(found);
+                if !self.cfg.all_violations {
+                    self.stop = true;
+                }
+            }
+            Err(e) => {
+                self.error = Some(e);
+                self.stop = true;
+            }
+        }
+    }
+
+    /// The accesses of the current step as RVar/WVar entries.
+    pub fn step_rw(&self, st: &State, k: &StepCtx, ends_run: bool) -> FxHashSet<RwEntry> {
+        let mut rw = FxHashSet::default();
+        if !self.wp_on {
+            return rw;
+        }
+        if let Some(t) = k.tid {
+            let key = st.threads[t].key;
+            for a in &k.foot {
+                rw.insert((key, *a));
+            }
+            if ends_run {
+                rw.insert((key, Access::write(Loc::All)));
+            }
+        }
+        rw
+    }
+
+    /// At the end of a run inside a step: the step (which ends the run, so it is
+    /// dependent with everything) races with every other thread's pending event.
+    fn races_at_end(&mut self, st: &State, k: &StepCtx) {
+        if self.cfg.strategy == Strategy::Baseline {
+            return;
+        }
+        let Some(t) = k.tid else { return };
+        let node = self.dpor.nodes.len() - 1;
+        let start = self.dpor.nodes[node]
+            .clocks
+            .get(t)
+            .cloned()
+            .unwrap_or_default();
+        let foot = vec![Access::write(Loc::All)];
+        let clock = self.dpor.clock_of(t, &start, &foot);
+        self.dpor.events.push(super::dpor::EventInfo {
+            tid: t,
+            node,
+            foot,
+            clock: clock.clone(),
+        });
+        let mut clocks = self.dpor.nodes[node].clocks.clone();
+        set_clock(&mut clocks, t, clock);
+        for p in 0..st.threads.len() {
+            if p == t || !st.is_live(p) {
+                continue;
+            }
+            if let Some(foot) = self.pending_footprint(st, p) {
+                let c = clocks.get(p).cloned().unwrap_or_default();
+                self.dpor.races_of_pending(p, &c, &foot);
+            }
+        }
+        self.dpor.events.pop();
+    }
+
+    /// Applies a step's weakest-precondition transformer to a subtree's result.
+    pub fn with_ops(&mut self, ops: &[WpOp], mut sub: Sub) -> Sub {
+        if self.wp_on && !ops.is_empty() {
+            sub.wp = super::summary::wp_of(&mut self.pool, ops, sub.wp);
+        }
+        sub
+    }
+}
+
+pub fn set_clock(clocks: &mut Vec<super::dpor::VClock>, t: Tid, c: super::dpor::VClock) {
+    if clocks.len() <= t {
+        clocks.resize(t + 1, Default::default());
+    }
+    clocks[t] = c;
+}
+
+fn is_assertion(kind: ViolationKind) -> bool {
+    matches!(kind, ViolationKind::Assertion | ViolationKind::ReachError)
+}
+
+/// `(function, from, to)` for every edge that closes a cycle in a depth-first search of
+/// a function's blocks from its entry: the back edges whose targets are loop headers.
+fn back_edges(prog: &Program) -> FxHashSet<(FuncId, u32, u32)> {
+    let mut out = FxHashSet::default();
+    for f in &prog.functions {
+        if f.blocks.is_empty() {
+            continue;
+        }
+        let n = f.blocks.len();
+        // 0 = unvisited, 1 = on the stack, 2 = finished.
+        let mut color = vec![0u8; n];
+        let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+        color[0] = 1;
+        while let Some(&mut (b, ref mut i)) = stack.last_mut() {
+            let succs = f.blocks[b].term.kind.successors();
+            if *i < succs.len() {
+                let s = succs[*i].index();
+                *i += 1;
+                if s >= n {
+                    continue;
+                }
+                match color[s] {
+                    0 => {
+                        color[s] = 1;
+                        stack.push((s, 0));
+                    }
+                    1 => {
+                        out.insert((f.id, b as u32, s as u32));
+                    }
+                    _ => {}
+                }
+            } else {
+                color[b] = 2;
+                stack.pop();
+            }
+        }
+    }
+    out
+}
+
+/// The registers read anywhere in each function.
+fn read_regs(prog: &Program) -> Vec<FxHashSet<analysis::ir::RegId>> {
+    prog.functions
+        .iter()
+        .map(|f| {
+            let mut regs = FxHashSet::default();
+            for b in &f.blocks {
+                for s in &b.stmts {
+                    regs.extend(s.kind.operands().into_iter().filter_map(|o| o.as_reg()));
+                }
+                let term_ops: Vec<&analysis::ir::Operand> = match &b.term.kind {
+                    TermKind::Branch { cond, .. } => vec![cond],
+                    TermKind::Return(Some(v)) | TermKind::ThreadExit(v) | TermKind::Exit(v) => {
+                        vec![v]
+                    }
+                    _ => vec![],
+                };
+                regs.extend(term_ops.into_iter().filter_map(|o| o.as_reg()));
+            }
+            regs
+        })
+        .collect()
+}
+
+fn progress_line(stats: &Stats, secs: f64) {
+    use std::io::IsTerminal;
+    if std::io::stderr().is_terminal() {
+        eprint!(
+            "\r  {} runs, {} partial, {} states, {:.0} s   ",
+            stats.runs, stats.partial_runs, stats.states, secs
+        );
+    }
+}
+
+/// Is a terminator one that ends the run (for the interpreter, within the step)?
+pub fn ends_run(kind: &TermKind) -> bool {
+    matches!(
+        kind,
+        TermKind::Error(_) | TermKind::Abort | TermKind::Exit(_)
+    )
+}

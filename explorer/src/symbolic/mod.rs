@@ -1,0 +1,293 @@
+//! Symbolic execution of multithreaded programs over the IR: every input and every
+//! schedule, with dynamic partial-order reduction and assertion-guided pruning
+//! (the algorithms of `assertion-guided-symbolic-execution.md`).
+//!
+//! ```no_run
+//! # fn demo(program: &analysis::ir::Program) -> Result<(), explorer::symbolic::VerifyError> {
+//! use explorer::symbolic::{verify, Config, Strategy, Verdict};
+//! let mut config = Config::default();
+//! config.strategy = Strategy::DporAg;
+//! let outcome = verify(program, &config)?;
+//! if outcome.verdict == Verdict::Violation {
+//!     println!("{}", outcome.violations[0].message);
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! # The search
+//! A depth-first search over *scheduling nodes*: states where every thread stands at
+//! its next visible event (the interpreter's step boundaries). From a node, a *step* runs
+//! one thread's pending event, the rest of an atomic section it opens, and its local code
+//! up to its next visible event; symbolic branches in that code fork the step. Runs end
+//! at program exit, a violation, a false `assume`, a deadlock, or a bound.
+//!
+//! - [`Strategy::Baseline`] explores every enabled thread at every node (Algorithm 1).
+//! - [`Strategy::Dpor`] explores backtrack sets computed by DPOR with sleep sets
+//!   ([`dpor`]).
+//! - [`Strategy::DporAg`] adds predicate summaries and pruning (Algorithm 2, [`summary`]),
+//!   repairing DPOR's backtrack sets from the RVar/WVar tables at pruned nodes, and
+//!   (unless `Config::slice` is off) skips pivots outside the assertion's static slice.
+//!
+//! # Soundness rules
+//! A violation is reported only after its witness replays on the reference interpreter
+//! ([`crate::concrete`]); a witness that does not replay is a [`VerifyError`]. `Safe`
+//! means the search finished with no bound hit, no unsupported construct and no
+//! undefined behaviour on any path; otherwise the verdict is `Unknown` with the reasons.
+//!
+//! # Code map
+//! [`term`] (hash-consed terms, folding), [`model`] (evaluation), [`smt`] (Z3),
+//! [`value`] (values, arithmetic), [`state`] (threads, memory), [`engine`] (the search
+//! driver, forks, leaves), [`run`] (local statements), [`events`] (visible events),
+//! [`search`] (nodes, strategies), [`dpor`], [`summary`], [`witness`].
+
+pub mod dpor;
+pub mod engine;
+pub mod events;
+pub mod model;
+pub mod names;
+pub mod run;
+pub mod search;
+pub mod smt;
+pub mod state;
+pub mod summary;
+pub mod term;
+pub mod value;
+pub mod witness;
+
+use crate::concrete::{Outcome as RunOutcome, UninitPolicy, ViolationKind, Witness};
+use analysis::ir::{Program, Span, StmtId};
+use serde::Serialize;
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+/// Which search to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Strategy {
+    /// Every branch and every interleaving of visible events (Algorithm 1).
+    #[serde(rename = "baseline")]
+    Baseline,
+    /// Dynamic partial-order reduction with sleep sets.
+    #[serde(rename = "dpor")]
+    Dpor,
+    /// DPOR with predicate summaries and assertion-guided pruning (Algorithm 2).
+    #[serde(rename = "dpor+ag")]
+    DporAg,
+}
+
+impl Strategy {
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Baseline => "baseline",
+            Strategy::Dpor => "dpor",
+            Strategy::DporAg => "dpor+ag",
+        }
+    }
+}
+
+impl std::str::FromStr for Strategy {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "baseline" => Ok(Strategy::Baseline),
+            "dpor" => Ok(Strategy::Dpor),
+            "dpor+ag" | "ag" => Ok(Strategy::DporAg),
+            other => Err(format!(
+                "unknown strategy `{other}` (baseline|dpor|dpor+ag)"
+            )),
+        }
+    }
+}
+
+/// Which property violations are reported (the others end a path as undefined
+/// behaviour, which makes a `Safe` verdict impossible).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Checks {
+    /// Deadlocks are violations (else a deadlocked run simply ends).
+    pub deadlock: bool,
+    /// Memory-safety, division by zero, lock and join misuse are violations.
+    pub memory: bool,
+}
+
+/// The configuration of a search. Every field names its default.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Config {
+    /// Default: [`Strategy::DporAg`].
+    pub strategy: Strategy,
+    /// Use the static slice to skip pivots outside it (§6.1). Default: true. Only with
+    /// [`Strategy::DporAg`], and only when `relevant` is given.
+    pub slice: bool,
+    /// The statements of the static slice (from the rules crate): `None` when no slice is
+    /// available. Default: `None`.
+    pub relevant: Option<BTreeSet<StmtId>>,
+    /// Iterations of one loop (per entry, per frame) and activations of one function on
+    /// one thread's stack; exceeding it cuts the path. Default: `None` (no bound).
+    pub unwind: Option<u32>,
+    /// Visible events in one run; exceeding it cuts the run. Default: 10 000.
+    pub max_events: u64,
+    /// Wall-clock budget of the whole search. Default: `None`.
+    pub timeout: Option<Duration>,
+    /// Budget of one solver query. Default: 10 s.
+    pub query_timeout: Duration,
+    /// What uninitialized locals and `malloc` memory hold. Default: `Nondet` (an input,
+    /// as SV-COMP assumes).
+    pub uninit: UninitPolicy,
+    /// Which violations besides assertions and `reach_error` are reported. Default: none.
+    pub checks: Checks,
+    /// Report only violations at these `(file, line)`s. Default: `None` (every
+    /// assertion and `reach_error`).
+    pub targets: Option<Vec<(analysis::ir::FileId, u32)>>,
+    /// Keep searching after a violation to collect every violated location. Default:
+    /// false (stop at the first).
+    pub all_violations: bool,
+    /// Slots of the summary table (§6.2). Default: 65 536.
+    pub summary_slots: usize,
+    /// Term nodes after which a summary stops growing (§6.2). Default: 4 000.
+    pub summary_size_bound: u32,
+    /// The program's file name, recorded in witnesses. Default: empty.
+    pub program_name: String,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            strategy: Strategy::DporAg,
+            slice: true,
+            relevant: None,
+            unwind: None,
+            max_events: 10_000,
+            timeout: None,
+            query_timeout: Duration::from_secs(10),
+            uninit: UninitPolicy::Nondet,
+            checks: Checks::default(),
+            targets: None,
+            all_violations: false,
+            summary_slots: 1 << 16,
+            summary_size_bound: 4_000,
+            program_name: String::new(),
+        }
+    }
+}
+
+/// The result of a search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Violation,
+    Safe,
+    Unknown,
+}
+
+/// Why a search that found no violation is not `Safe`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Incomplete {
+    /// `unwind`, `max-events`, `timeout`, `solver`, `unsupported`, `undefined-behaviour`,
+    /// `assume-semantics`.
+    pub reason: String,
+    /// The first occurrence, in words.
+    pub detail: String,
+}
+
+/// One step of a witness schedule, for reports.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WitnessStep {
+    pub thread: u32,
+    pub stmt: StmtId,
+    /// `file:line`.
+    pub location: String,
+    /// `statement`, `reacquire` or `thread_end`.
+    pub event: String,
+}
+
+/// A violation found and replayed.
+#[derive(Clone, Debug, Serialize)]
+pub struct Found {
+    pub kind: ViolationKind,
+    pub message: String,
+    pub thread: u32,
+    pub span: Span,
+    /// `file:line`.
+    pub location: String,
+    pub witness: Witness,
+    pub steps: Vec<WitnessStep>,
+}
+
+/// Search statistics.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct Stats {
+    /// Runs explored to their end (or to a bound).
+    pub runs: u64,
+    /// Runs stopped early: pruned by a summary, blocked by sleep sets, or outside the
+    /// slice.
+    pub partial_runs: u64,
+    /// Scheduling nodes visited.
+    pub states: u64,
+    /// Pruning decisions by summaries.
+    pub pruned: u64,
+    /// Runs stopped because every enabled thread was asleep.
+    pub sleep_blocked: u64,
+    /// Pivots skipped by the slice.
+    pub slice_skips: u64,
+    /// Runs cut because they returned to a state of their own path (a cycle).
+    pub cycles: u64,
+    pub solver_queries: u64,
+    pub solver_cache_hits: u64,
+    pub solver_time_ms: f64,
+    pub time_ms: f64,
+}
+
+/// What [`verify`] found.
+#[derive(Clone, Debug, Serialize)]
+pub struct Outcome {
+    pub verdict: Verdict,
+    pub strategy: Strategy,
+    /// Violations in the order found (one unless `all_violations`).
+    pub violations: Vec<Found>,
+    /// Why the verdict is not `Safe` (empty when it is).
+    pub incomplete: Vec<Incomplete>,
+    pub stats: Stats,
+}
+
+/// A failure of the search itself (never a verdict).
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    #[error(
+        "internal error: the witness of the {kind} at {location} does not replay on the \
+         interpreter ({replayed})"
+    )]
+    WitnessDidNotReplay {
+        kind: ViolationKind,
+        location: String,
+        replayed: String,
+    },
+    #[error("{0}")]
+    Program(String),
+}
+
+/// Describes an interpreter outcome in a few words (for errors).
+pub fn describe_run_outcome(o: &Result<RunOutcome, crate::concrete::RuntimeError>) -> String {
+    match o {
+        Ok(RunOutcome::Violation(v)) => format!("{} at {}", v.kind, v.location),
+        Ok(other) => format!("{other:?}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// Stack of the search thread: the depth-first search recurses once per node and fork.
+const SEARCH_STACK: usize = 2 << 30;
+
+/// Searches `program` for violations under `config`.
+///
+/// The search runs on a thread of its own (with a large stack, since it recurses once per
+/// scheduling node and fork; Z3's context is per thread, so nothing of it escapes).
+pub fn verify(program: &Program, config: &Config) -> Result<Outcome, VerifyError> {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("agx-search".into())
+            .stack_size(SEARCH_STACK)
+            .spawn_scoped(scope, || engine::Engine::new(program, config)?.search())
+            .map_err(|e| VerifyError::Program(format!("cannot start the search thread: {e}")))?
+            .join()
+            .unwrap_or_else(|_| Err(VerifyError::Program("the search thread panicked".into())))
+    })
+}

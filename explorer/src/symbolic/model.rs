@@ -1,0 +1,137 @@
+//! Concrete evaluation of terms under an assignment of their variables.
+//!
+//! The explorer keeps one assignment that satisfies the current path condition (the
+//! last model the solver returned, extended with zeros for new inputs). A branch side
+//! that holds under it is feasible without asking the solver.
+
+use super::term::{fold_bin, mask, signed, BvOp, CmpOp, Node, TermId, TermPool, Var};
+use rustc_hash::FxHashMap;
+
+/// Values of variables; a variable not listed is zero.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Assignment {
+    values: FxHashMap<Var, u64>,
+}
+
+impl Assignment {
+    pub fn get(&self, v: Var) -> u64 {
+        self.values.get(&v).copied().unwrap_or(0)
+    }
+
+    pub fn set(&mut self, v: Var, value: u64) {
+        self.values.insert(v, value);
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&Var, &u64)> {
+        self.values.iter()
+    }
+
+    /// Evaluates a term; booleans are 0 or 1. `None` if evaluation hits a division by
+    /// zero or an over-wide shift, which the solver would define differently from C.
+    pub fn eval(&self, pool: &TermPool, t: TermId) -> Option<u64> {
+        let order = topological(pool, t);
+        let mut val: FxHashMap<TermId, u64> = FxHashMap::default();
+        for id in order {
+            let v = eval_node(pool, pool.node(id), &val, self)?;
+            val.insert(id, v);
+        }
+        val.get(&t).copied()
+    }
+
+    pub fn holds(&self, pool: &TermPool, t: TermId) -> Option<bool> {
+        self.eval(pool, t).map(|v| v != 0)
+    }
+}
+
+/// Every subterm of `t` (including `t`), children before parents. Hash-consing creates
+/// children before their parents, so ascending ids are a topological order.
+pub fn topological(pool: &TermPool, t: TermId) -> Vec<TermId> {
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut stack = vec![t];
+    let mut out = Vec::new();
+    while let Some(x) = stack.pop() {
+        if seen.insert(x) {
+            out.push(x);
+            stack.extend(pool.children(pool.node(x)));
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+fn eval_node(
+    pool: &TermPool,
+    node: &Node,
+    val: &FxHashMap<TermId, u64>,
+    env: &Assignment,
+) -> Option<u64> {
+    let v = |t: &TermId| val[t];
+    let w = |t: &TermId| pool.width(*t);
+    Some(match node {
+        Node::BoolConst(b) => u64::from(*b),
+        Node::BvConst { value, .. } => *value,
+        Node::Var { var, width } => mask(env.get(*var), *width),
+        Node::Not(a) => u64::from(v(a) == 0),
+        Node::And(a, b) => u64::from(v(a) != 0 && v(b) != 0),
+        Node::Or(a, b) => u64::from(v(a) != 0 || v(b) != 0),
+        Node::Ite(c, a, b) => {
+            if v(c) != 0 {
+                v(a)
+            } else {
+                v(b)
+            }
+        }
+        Node::Cmp(op, a, b) => {
+            let (x, y, wd) = (v(a), v(b), w(a));
+            u64::from(match op {
+                CmpOp::Eq => x == y,
+                CmpOp::Ult => x < y,
+                CmpOp::Ule => x <= y,
+                CmpOp::Slt => signed(x, wd) < signed(y, wd),
+                CmpOp::Sle => signed(x, wd) <= signed(y, wd),
+            })
+        }
+        Node::Bin(op, a, b) => fold_bin(*op, v(a), v(b), w(a))?,
+        Node::Neg(a) => mask(v(a).wrapping_neg(), w(a)),
+        Node::BNot(a) => mask(!v(a), w(a)),
+        Node::ZExt(a, _) => v(a),
+        Node::SExt(a, to) => mask(signed(v(a), w(a)) as u64, *to),
+        Node::Trunc(a, to) => mask(v(a), *to),
+    })
+}
+
+/// Exposed for tests that compare folding with evaluation.
+pub fn eval_bin(op: BvOp, x: u64, y: u64, w: u8) -> Option<u64> {
+    fold_bin(op, x, y, w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::symbolic::names::ThreadKey;
+
+    #[test]
+    fn evaluates_under_assignment() {
+        let mut p = TermPool::new();
+        let x = p.var(
+            Var::Input {
+                thread: ThreadKey(0),
+                index: 0,
+            },
+            8,
+        );
+        let k = p.bv_const(200, 8);
+        let sum = p.bin(BvOp::Add, x, k);
+        let lt = p.cmp(CmpOp::Slt, sum, x);
+        let mut a = Assignment::default();
+        a.set(
+            Var::Input {
+                thread: ThreadKey(0),
+                index: 0,
+            },
+            100,
+        );
+        assert_eq!(a.eval(&p, sum), Some(44));
+        assert_eq!(a.holds(&p, lt), Some(true));
+    }
+}

@@ -1,0 +1,425 @@
+//! Scheduling nodes: the exploration of Algorithms 1 and 2 with DPOR.
+//!
+//! At a node every thread stands at its next visible event. The node
+//! 1. runs DPOR's race detection for every thread's pending event (adding backtrack
+//!    points to earlier nodes of the path),
+//! 2. ends the run if no thread is enabled (completion or deadlock),
+//! 3. with summaries, tries to prune: if `pcon ⇒ PS[key]` under the current values the
+//!    subtree is skipped, and the RVar/WVar entries of the key repair the backtrack sets
+//!    of the path as if the skipped accesses had run (§5.2),
+//! 4. explores one step per thread of its backtrack set (every enabled thread for the
+//!    baseline; for DPOR one thread to start with, more as races are found), skipping
+//!    sleeping threads,
+//! 5. conjoins the children's weakest preconditions and records the summary.
+
+use super::dpor::{dependent, EventInfo, Footprint, NodeInfo, VClock};
+use super::engine::{set_clock, Engine, StepCtx, Sub};
+use super::names::ThreadKey;
+use super::state::{State, Status, Tid};
+use super::summary::{rename_inputs, substitute, RwEntry, RET_DEPTH};
+use super::term::{var_bloom, TermId, Var};
+use super::Strategy;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::BTreeSet;
+
+impl<'p> Engine<'p> {
+    /// The current step has reached the next node.
+    pub fn end_step(&mut self, st: State, k: StepCtx) -> Sub {
+        let Some(t) = k.tid else {
+            return self.node(st, Vec::new(), vec![VClock::default()]);
+        };
+        let idx = self.dpor.nodes.len() - 1;
+        let parent = &self.dpor.nodes[idx];
+        let start = parent.clocks.get(t).cloned().unwrap_or_default();
+        let sleep: Vec<(Tid, Footprint)> = parent
+            .sleep
+            .iter()
+            .filter(|(u, f)| *u != t && !dependent(f, &k.foot))
+            .cloned()
+            .collect();
+        let mut clocks = parent.clocks.clone();
+        let clock = self.dpor.clock_of(t, &start, &k.foot);
+        set_clock(&mut clocks, t, clock.clone());
+        for &c in &k.created {
+            set_clock(&mut clocks, c, clock.clone());
+        }
+        let own = self.step_rw(&st, &k, false);
+        self.dpor.events.push(EventInfo {
+            tid: t,
+            node: idx,
+            foot: k.foot,
+            clock,
+        });
+        let mut sub = self.node(st, sleep, clocks);
+        self.dpor.events.pop();
+        sub.rw.extend(own);
+        sub
+    }
+
+    /// Explores the scheduling node `st`.
+    ///
+    /// Its weakest precondition also assumes the values that decided, at this node,
+    /// which threads are enabled and what their pending events touch (lock and access
+    /// addresses, joined thread ids): another state with other values there could be
+    /// scheduled differently.
+    pub fn node(&mut self, st: State, sleep: Vec<(Tid, Footprint)>, clocks: Vec<VClock>) -> Sub {
+        let mut sub = self.node_inner(st.clone(), sleep, clocks);
+        if self.wp_on && !self.pool.is_false(sub.wp) {
+            let pending = self.pending_assumptions(&st);
+            sub.wp = self.pool.and(sub.wp, pending);
+        }
+        sub
+    }
+
+    /// `value == constant` for every register a pending event reads as an address or a
+    /// thread id, over state variables.
+    fn pending_assumptions(&mut self, st: &State) -> TermId {
+        let mut acc = self.pool.tru();
+        for t in 0..st.threads.len() {
+            if st.threads[t].status != Status::AtEvent {
+                continue;
+            }
+            let Some(f) = st.threads[t].frames.last() else {
+                continue;
+            };
+            let func = self.prog.function(f.func);
+            let Some(stmt) = func.blocks[f.block as usize].stmts.get(f.index as usize) else {
+                continue;
+            };
+            let operands: Vec<&analysis::ir::Operand> = match &stmt.kind {
+                analysis::ir::StmtKind::Load { addr, .. }
+                | analysis::ir::StmtKind::Store { addr, .. } => vec![addr],
+                analysis::ir::StmtKind::Sync {
+                    op: analysis::ir::SyncOp::ThreadCreate { handle, func, .. },
+                    ..
+                } => vec![handle, func],
+                analysis::ir::StmtKind::Sync { op, .. } => op.operands(),
+                _ => vec![],
+            };
+            let depth = st.threads[t].frames.len() as u32 - 1;
+            let key = st.threads[t].key;
+            for op in operands {
+                let Some(r) = op.as_reg() else { continue };
+                let (var, w, k) = match f.regs[r.index()] {
+                    super::value::SVal::Ptr { off, .. } => {
+                        (off, super::value::OFFSET_BITS, self.concrete(off))
+                    }
+                    super::value::SVal::Int(x) => (x, self.pool.width(x), self.concrete(x)),
+                    super::value::SVal::Func(_) => continue,
+                };
+                let _ = var;
+                let Some(k) = k else { continue };
+                let v = self.pool.var(super::run::reg_var(key, depth, r), w);
+                let c = self.pool.bv_const(k, w);
+                let eq = self.pool.eq(v, c);
+                acc = self.pool.and(acc, eq);
+            }
+        }
+        acc
+    }
+
+    fn node_inner(&mut self, st: State, sleep: Vec<(Tid, Footprint)>, clocks: Vec<VClock>) -> Sub {
+        self.stats.states += 1;
+        if self.out_of_time() {
+            return self.nothing();
+        }
+        let dpor = self.cfg.strategy != Strategy::Baseline;
+        if dpor {
+            for p in 0..st.threads.len() {
+                if !st.is_live(p) {
+                    continue;
+                }
+                if let Some(foot) = self.pending_footprint(&st, p) {
+                    let c = clocks.get(p).cloned().unwrap_or_default();
+                    self.dpor.races_of_pending(p, &c, &foot);
+                }
+            }
+        }
+        let enabled = self.enabled_threads(&st);
+        if enabled.is_empty() {
+            return self.terminal(&st);
+        }
+        let fp = st.fingerprint();
+        if let Some(m) = self.revisited(fp, &st) {
+            // The path returned to the state of node m (a spin loop, say): everything
+            // from here is explored from m, which is expanded fully. The cut subtree
+            // claims nothing for summaries.
+            self.dpor.nodes[m].expand_fully();
+            self.stats.partial_runs += 1;
+            self.stats.cycles += 1;
+            return self.nothing();
+        }
+        let key = self.wp_on.then(|| st.key(&self.pool));
+        if let Some(key) = &key {
+            if let Some(sub) = self.try_prune(&st, key, &clocks) {
+                return sub;
+            }
+        }
+        let initial: BTreeSet<Tid> = if dpor {
+            match enabled.iter().find(|t| !sleep.iter().any(|(u, _)| u == *t)) {
+                Some(&t) => BTreeSet::from([t]),
+                None => {
+                    if std::env::var_os("AGX_DEBUG").is_some() {
+                        let tr: Vec<String> = self
+                            .trace
+                            .iter()
+                            .map(|i| format!("{}:{}", i.tid, i.stmt))
+                            .collect();
+                        eprintln!(
+                            "sleep-blocked: {} sleep={:?}",
+                            tr.join(" "),
+                            sleep.iter().map(|x| x.0).collect::<Vec<_>>()
+                        );
+                    }
+                    self.stats.partial_runs += 1;
+                    self.stats.sleep_blocked += 1;
+                    return self.safe();
+                }
+            }
+        } else {
+            enabled.iter().copied().collect()
+        };
+        let sleep_free = sleep.is_empty();
+        self.dpor.nodes.push(NodeInfo {
+            enabled,
+            backtrack: initial,
+            done: BTreeSet::new(),
+            sleep,
+            clocks,
+            state: Some((fp, st.clone())),
+        });
+        let idx = self.dpor.nodes.len() - 1;
+        self.on_stack.entry(fp).or_default().push(idx);
+        let mut wp = self.pool.tru();
+        let mut rw: FxHashSet<RwEntry> = FxHashSet::default();
+        while let Some(t) = self.next_thread(idx) {
+            if self.stop {
+                break;
+            }
+            self.dpor.nodes[idx].done.insert(t);
+            let (trace, inputs) = (self.trace.len(), self.inputs.len());
+            let sub = self.run(st.clone(), t, StepCtx::of(t));
+            self.trace.truncate(trace);
+            self.inputs.truncate(inputs);
+            if self.wp_on {
+                wp = self.pool.and(wp, sub.wp);
+                rw.extend(sub.rw);
+            }
+            if dpor {
+                if let Some(f) = self.pending_footprint(&st, t) {
+                    self.dpor.nodes[idx].sleep.push((t, f));
+                }
+            }
+        }
+        self.dpor.nodes.pop();
+        if let Some(v) = self.on_stack.get_mut(&fp) {
+            v.pop();
+        }
+        if let Some(key) = key {
+            self.record_summary(&st, key, wp, sleep_free && !self.stop, &rw);
+        }
+        Sub { wp, rw }
+    }
+
+    /// The index of a node on the path whose state equals `st`.
+    fn revisited(&self, fp: u64, st: &State) -> Option<usize> {
+        self.on_stack.get(&fp)?.iter().copied().find(|&m| {
+            self.dpor.nodes[m]
+                .state
+                .as_ref()
+                .is_some_and(|(_, s)| s.same_as(st))
+        })
+    }
+
+    /// The next thread to explore from node `idx`: in the backtrack set, not done, not
+    /// asleep.
+    fn next_thread(&self, idx: usize) -> Option<Tid> {
+        let n = &self.dpor.nodes[idx];
+        n.backtrack
+            .iter()
+            .copied()
+            .find(|t| !n.done.contains(t) && !n.sleep.iter().any(|(u, _)| u == t))
+    }
+
+    /// No thread can run: the program completed, or deadlocked.
+    fn terminal(&mut self, st: &State) -> Sub {
+        let blocked = (0..st.threads.len()).find(|&t| st.is_live(t));
+        match blocked {
+            None => {
+                self.stats.runs += 1;
+                self.safe()
+            }
+            Some(t) => {
+                let span = self.blocked_span(st, t);
+                let end = super::engine::End::Deadlock { span, tid: t };
+                self.leaf(st, end, &StepCtx::initial())
+            }
+        }
+    }
+
+    /// Where a blocked thread waits (the interpreter reports the first one).
+    fn blocked_span(&self, st: &State, t: Tid) -> analysis::ir::Span {
+        let th = &st.threads[t];
+        match th.status {
+            Status::Waiting { stmt, .. }
+            | Status::Reacquire { stmt, .. }
+            | Status::Ending { stmt, .. } => self.prog.stmt(stmt).span(),
+            _ => {
+                let f = th.frames.last().expect("a blocked thread has a frame");
+                let block = &self.prog.function(f.func).blocks[f.block as usize];
+                block
+                    .stmts
+                    .get(f.index as usize)
+                    .map_or(block.term.span, |s| s.span)
+            }
+        }
+    }
+
+    /// Each thread's input count at a node, by thread name.
+    fn cursors(st: &State) -> FxHashMap<ThreadKey, u32> {
+        st.threads.iter().map(|th| (th.key, th.inputs)).collect()
+    }
+
+    /// Adds a finished visit of a node to the summary table.
+    fn record_summary(
+        &mut self,
+        st: &State,
+        key: Vec<u64>,
+        wp: TermId,
+        standalone: bool,
+        rw: &FxHashSet<RwEntry>,
+    ) {
+        let cursors = Self::cursors(st);
+        let ps = if standalone {
+            rename_inputs(
+                &mut self.pool,
+                wp,
+                &|k| cursors.get(&k).copied().unwrap_or(0),
+                true,
+            )
+        } else {
+            None
+        };
+        let ps = ps.filter(|p| !self.pool.is_false(*p));
+        if let Some(table) = self.summaries.as_mut() {
+            table.record(&mut self.pool, key, ps, rw);
+        }
+    }
+
+    /// Prunes the node if its path condition implies its summary; returns the skipped
+    /// subtree's result.
+    fn try_prune(&mut self, st: &State, key: &[u64], clocks: &[VClock]) -> Option<Sub> {
+        let (ps, rw) = {
+            let known = self.summaries.as_ref()?.lookup(key)?;
+            (known.ps?, known.rw.clone())
+        };
+        let cursors = Self::cursors(st);
+        let here = rename_inputs(
+            &mut self.pool,
+            ps,
+            &|k| cursors.get(&k).copied().unwrap_or(0),
+            false,
+        )?;
+        let inst = self.instantiate(st, here)?;
+        let violated = self.pool.not(inst);
+        if self.model.holds(&self.pool, violated) == Some(true) {
+            return None;
+        }
+        if self.feasible(violated) != Some(false) {
+            return None;
+        }
+        self.stats.partial_runs += 1;
+        self.stats.pruned += 1;
+        if std::env::var_os("AGX_DEBUG").is_some() {
+            let tr: Vec<String> = self
+                .trace
+                .iter()
+                .map(|i| format!("{}:{}", i.tid, i.stmt))
+                .collect();
+            eprintln!(
+                "pruned at {} ps={} rw={:?}",
+                tr.join(" "),
+                self.pool.display(here),
+                rw
+            );
+        }
+        self.repair(st, &rw, clocks);
+        Some(Sub { wp: here, rw })
+    }
+
+    /// Replaces the state variables of `phi` by their values in `st`; `None` if one has
+    /// no value of its width there (then the state does not match the summary).
+    fn instantiate(&mut self, st: &State, phi: TermId) -> Option<TermId> {
+        let by_key: FxHashMap<ThreadKey, Tid> = st
+            .threads
+            .iter()
+            .enumerate()
+            .map(|(i, th)| (th.key, i))
+            .collect();
+        let mut map = FxHashMap::default();
+        let mut bits = 0;
+        for (var, width) in self.pool.vars(phi) {
+            let value = match var {
+                Var::Input { .. } => continue,
+                Var::Fut { .. } => return None,
+                Var::Reg { thread, depth, reg } => {
+                    let th = &st.threads[*by_key.get(&thread)?];
+                    if depth == RET_DEPTH {
+                        match th.status {
+                            Status::Ending { value, .. } | Status::Finished { value } => {
+                                value.term()?
+                            }
+                            _ => return None,
+                        }
+                    } else {
+                        th.frames
+                            .get(depth as usize)?
+                            .regs
+                            .get(reg.index())?
+                            .term()?
+                    }
+                }
+                Var::Cell { obj, offset } => st.mem.get(obj)?.cells.get(&offset)?.val.term()?,
+            };
+            if self.pool.width(value) != width {
+                return None;
+            }
+            map.insert(self.pool.var(var, width), value);
+            bits |= var_bloom(var);
+        }
+        if map.is_empty() {
+            return Some(phi);
+        }
+        Some(substitute(&mut self.pool, phi, &map, bits))
+    }
+
+    /// §5.2: the accesses recorded below a pruned node race with the path as if they
+    /// had been executed.
+    fn repair(&mut self, st: &State, rw: &FxHashSet<RwEntry>, clocks: &[VClock]) {
+        if self.cfg.strategy == Strategy::Baseline {
+            return;
+        }
+        let by_key: FxHashMap<ThreadKey, Tid> = st
+            .threads
+            .iter()
+            .enumerate()
+            .map(|(i, th)| (th.key, i))
+            .collect();
+        let floor = clocks
+            .iter()
+            .skip(1)
+            .fold(clocks.first().cloned().unwrap_or_default(), |acc, c| {
+                acc.meet(c)
+            });
+        let mut entries: Vec<&RwEntry> = rw.iter().collect();
+        entries.sort();
+        for &(thread, access) in entries {
+            let p = by_key.get(&thread).copied();
+            let clock = match p {
+                Some(p) => clocks.get(p).cloned().unwrap_or_default(),
+                None => floor.clone(),
+            };
+            self.dpor.races_of_summary(p, &clock, &access);
+        }
+    }
+}

@@ -1,0 +1,337 @@
+//! The solver backend: terms to Z3, an incremental solver that mirrors the path
+//! condition with push/pop, a cache of query results, and counters.
+//!
+//! Z3 contexts are per OS thread (z3 0.22 uses a thread-local context): an [`Smt`] must
+//! be created and used on one thread.
+
+use super::model::{topological, Assignment};
+use super::term::{BvOp, CmpOp, Node, TermId, TermPool, Var};
+use rustc_hash::FxHashMap;
+use std::time::{Duration, Instant};
+use z3::ast::{Bool, Dynamic, BV};
+use z3::SatResult;
+
+/// The answer to a satisfiability query.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// Satisfiable, with values for the variables asked for.
+    Sat(Assignment),
+    Unsat,
+    /// The solver gave up (timeout or incompleteness).
+    Unknown,
+}
+
+/// Counters reported in the statistics.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SolverStats {
+    /// Queries sent to Z3.
+    pub queries: u64,
+    /// Queries answered from the result cache.
+    pub cache_hits: u64,
+    /// Time spent inside Z3.
+    pub time: Duration,
+}
+
+pub struct Smt {
+    solver: z3::Solver,
+    /// The conjuncts asserted in the solver, one push level each.
+    asserted: Vec<TermId>,
+    translated: FxHashMap<TermId, Dynamic>,
+    cache: FxHashMap<(Vec<TermId>, TermId), Answer>,
+    cache_limit: usize,
+    pub stats: SolverStats,
+}
+
+impl Smt {
+    /// A solver whose queries give up after `timeout` (if any).
+    pub fn new(timeout: Option<Duration>) -> Smt {
+        let solver = z3::Solver::new();
+        if let Some(t) = timeout {
+            let mut params = z3::Params::new();
+            let ms = u32::try_from(t.as_millis()).unwrap_or(u32::MAX).max(1);
+            params.set_u32("timeout", ms);
+            solver.set_params(&params);
+        }
+        Smt {
+            solver,
+            asserted: Vec::new(),
+            translated: FxHashMap::default(),
+            cache: FxHashMap::default(),
+            cache_limit: 200_000,
+            stats: SolverStats::default(),
+        }
+    }
+
+    /// Is `pcon ∧ extra` satisfiable? On `Sat`, the assignment gives a value to each
+    /// variable in `wanted` (and possibly others).
+    pub fn check(
+        &mut self,
+        pool: &TermPool,
+        pcon: &[TermId],
+        extra: TermId,
+        wanted: &[(Var, u8)],
+    ) -> Answer {
+        let mut key: Vec<TermId> = pcon.to_vec();
+        key.sort_unstable();
+        key.dedup();
+        let cache_key = (key, extra);
+        if let Some(ans) = self.cache.get(&cache_key) {
+            let usable = match ans {
+                Answer::Sat(a) => wanted.iter().all(|(v, _)| a.iter().any(|(k, _)| k == v)),
+                _ => true,
+            };
+            if usable {
+                self.stats.cache_hits += 1;
+                return ans.clone();
+            }
+        }
+        self.sync(pool, pcon);
+        let extra_ast = self.bool_of(pool, extra);
+        let start = Instant::now();
+        self.solver.push();
+        self.solver.assert(&extra_ast);
+        let result = self.solver.check();
+        let answer = match result {
+            SatResult::Sat => match self.solver.get_model() {
+                Some(model) => Answer::Sat(self.read_model(&model, wanted)),
+                None => Answer::Unknown,
+            },
+            SatResult::Unsat => Answer::Unsat,
+            SatResult::Unknown => Answer::Unknown,
+        };
+        self.solver.pop(1);
+        self.stats.time += start.elapsed();
+        self.stats.queries += 1;
+        if answer != Answer::Unknown {
+            if self.cache.len() >= self.cache_limit {
+                self.cache.clear();
+            }
+            self.cache.insert(cache_key, answer.clone());
+        }
+        answer
+    }
+
+    /// Brings the solver's assertion stack to exactly `pcon` (one push per conjunct),
+    /// popping only what differs: along a depth-first search most of it is shared.
+    fn sync(&mut self, pool: &TermPool, pcon: &[TermId]) {
+        let common = self
+            .asserted
+            .iter()
+            .zip(pcon)
+            .take_while(|(a, b)| a == b)
+            .count();
+        let extra_levels = self.asserted.len() - common;
+        if extra_levels > 0 {
+            self.solver.pop(extra_levels as u32);
+            self.asserted.truncate(common);
+        }
+        for &c in &pcon[common..] {
+            let ast = self.bool_of(pool, c);
+            self.solver.push();
+            self.solver.assert(&ast);
+            self.asserted.push(c);
+        }
+    }
+
+    fn read_model(&mut self, model: &z3::Model, wanted: &[(Var, u8)]) -> Assignment {
+        let mut a = Assignment::default();
+        for &(var, width) in wanted {
+            let c = BV::new_const(var_name(var, width), u32::from(width));
+            if let Some(v) = model.eval(&c, true).and_then(|x| x.as_u64()) {
+                a.set(var, v);
+            }
+        }
+        a
+    }
+
+    fn bool_of(&mut self, pool: &TermPool, t: TermId) -> Bool {
+        self.translate(pool, t)
+            .as_bool()
+            .expect("solver queries are boolean terms")
+    }
+
+    fn bv(&self, t: TermId) -> BV {
+        self.translated[&t].as_bv().expect("bit-vector subterm")
+    }
+
+    fn boolean(&self, t: TermId) -> Bool {
+        self.translated[&t].as_bool().expect("boolean subterm")
+    }
+
+    /// Translates a term (and its subterms, children first) to Z3, memoized by id.
+    fn translate(&mut self, pool: &TermPool, t: TermId) -> Dynamic {
+        if let Some(d) = self.translated.get(&t) {
+            return d.clone();
+        }
+        for id in topological(pool, t) {
+            if self.translated.contains_key(&id) {
+                continue;
+            }
+            let d = self.translate_node(pool, pool.node(id));
+            self.translated.insert(id, d);
+        }
+        self.translated[&t].clone()
+    }
+
+    fn translate_node(&self, pool: &TermPool, node: &Node) -> Dynamic {
+        match *node {
+            Node::BoolConst(b) => Bool::from_bool(b).into(),
+            Node::BvConst { width, value } => BV::from_u64(value, u32::from(width)).into(),
+            Node::Var { var, width } => {
+                BV::new_const(var_name(var, width), u32::from(width)).into()
+            }
+            Node::Not(a) => self.boolean(a).not().into(),
+            Node::And(a, b) => Bool::and(&[self.boolean(a), self.boolean(b)]).into(),
+            Node::Or(a, b) => Bool::or(&[self.boolean(a), self.boolean(b)]).into(),
+            Node::Ite(c, a, b) => {
+                let c = self.boolean(c);
+                if pool.sort(a) == super::term::Sort::Bool {
+                    c.ite(&self.boolean(a), &self.boolean(b)).into()
+                } else {
+                    c.ite(&self.bv(a), &self.bv(b)).into()
+                }
+            }
+            Node::Cmp(op, a, b) => {
+                let (x, y) = (self.bv(a), self.bv(b));
+                match op {
+                    CmpOp::Eq => x.eq(&y),
+                    CmpOp::Ult => x.bvult(&y),
+                    CmpOp::Ule => x.bvule(&y),
+                    CmpOp::Slt => x.bvslt(&y),
+                    CmpOp::Sle => x.bvsle(&y),
+                }
+                .into()
+            }
+            Node::Bin(op, a, b) => {
+                let (x, y) = (self.bv(a), self.bv(b));
+                match op {
+                    BvOp::Add => x.bvadd(&y),
+                    BvOp::Sub => x.bvsub(&y),
+                    BvOp::Mul => x.bvmul(&y),
+                    BvOp::UDiv => x.bvudiv(&y),
+                    BvOp::SDiv => x.bvsdiv(&y),
+                    BvOp::URem => x.bvurem(&y),
+                    BvOp::SRem => x.bvsrem(&y),
+                    BvOp::Shl => x.bvshl(&y),
+                    BvOp::LShr => x.bvlshr(&y),
+                    BvOp::AShr => x.bvashr(&y),
+                    BvOp::And => x.bvand(&y),
+                    BvOp::Or => x.bvor(&y),
+                    BvOp::Xor => x.bvxor(&y),
+                }
+                .into()
+            }
+            Node::Neg(a) => self.bv(a).bvneg().into(),
+            Node::BNot(a) => self.bv(a).bvnot().into(),
+            Node::ZExt(a, w) => {
+                let x = self.bv(a);
+                let by = u32::from(w) - x.get_size();
+                x.zero_ext(by).into()
+            }
+            Node::SExt(a, w) => {
+                let x = self.bv(a);
+                let by = u32::from(w) - x.get_size();
+                x.sign_ext(by).into()
+            }
+            Node::Trunc(a, w) => self.bv(a).extract(u32::from(w) - 1, 0).into(),
+        }
+    }
+}
+
+/// The Z3 constant name of a variable (the width is part of the name so that a cell
+/// rewritten with another width is another constant).
+fn var_name(var: Var, width: u8) -> String {
+    format!("{var}:{width}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::symbolic::names::ThreadKey;
+    use crate::symbolic::term::Var;
+
+    fn input(i: u32) -> Var {
+        Var::Input {
+            thread: ThreadKey(0),
+            index: i,
+        }
+    }
+
+    #[test]
+    fn sat_unsat_and_models() {
+        let mut p = TermPool::new();
+        let mut smt = Smt::new(None);
+        let x = p.var(input(0), 32);
+        let ten = p.bv_const(10, 32);
+        let gt = p.cmp(CmpOp::Slt, ten, x);
+        let le = p.not(gt);
+        let t = p.tru();
+        match smt.check(&p, &[gt], t, &[(input(0), 32)]) {
+            Answer::Sat(a) => assert!(a.holds(&p, gt) == Some(true)),
+            other => panic!("expected sat, got {other:?}"),
+        }
+        assert_eq!(smt.check(&p, &[gt], le, &[]), Answer::Unsat);
+        // The same query again comes from the cache.
+        assert_eq!(smt.check(&p, &[gt], le, &[]), Answer::Unsat);
+        assert_eq!(smt.stats.cache_hits, 1);
+    }
+
+    #[test]
+    fn folding_agrees_with_z3_on_random_terms() {
+        // Differential test of the constant folder against Z3's semantics.
+        let mut rng = fastrand::Rng::with_seed(7);
+        let ops = [
+            BvOp::Add,
+            BvOp::Sub,
+            BvOp::Mul,
+            BvOp::UDiv,
+            BvOp::SDiv,
+            BvOp::URem,
+            BvOp::SRem,
+            BvOp::Shl,
+            BvOp::LShr,
+            BvOp::AShr,
+            BvOp::And,
+            BvOp::Or,
+            BvOp::Xor,
+        ];
+        let mut p = TermPool::new();
+        let mut smt = Smt::new(None);
+        for _ in 0..300 {
+            let w = [8u8, 16, 32, 64][rng.usize(..4)];
+            let op = ops[rng.usize(..ops.len())];
+            let edge = [0u64, 1, u64::MAX, 1 << (w - 1), (1 << (w - 1)) - 1];
+            let pick = |rng: &mut fastrand::Rng| {
+                if rng.bool() {
+                    edge[rng.usize(..edge.len())]
+                } else {
+                    rng.u64(..)
+                }
+            };
+            let (x, y) = (pick(&mut rng), pick(&mut rng));
+            let Some(folded) = super::super::term::fold_bin(
+                op,
+                super::super::term::mask(x, w),
+                super::super::term::mask(y, w),
+                w,
+            ) else {
+                continue;
+            };
+            // Ask Z3 whether op(vx, vy) == folded with vx, vy fixed to x, y.
+            let vx = p.var(input(100), w);
+            let vy = p.var(input(101), w);
+            let kx = p.bv_const(x, w);
+            let ky = p.bv_const(y, w);
+            let ex = p.eq(vx, kx);
+            let ey = p.eq(vy, ky);
+            let r = p.bin(op, vx, vy);
+            let kf = p.bv_const(folded, w);
+            let differs = p.ne(r, kf);
+            assert_eq!(
+                smt.check(&p, &[ex, ey], differs, &[]),
+                Answer::Unsat,
+                "{op:?} on {x:#x}, {y:#x} at width {w}"
+            );
+        }
+    }
+}

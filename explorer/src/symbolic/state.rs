@@ -1,0 +1,546 @@
+//! The symbolic program state: threads with call stacks of symbolic registers, memory
+//! objects of symbolic cells, mutexes, condition variables and the atomic-section owner.
+//!
+//! It follows the interpreter's state (`concrete::machine`) field by field, with values
+//! replaced by [`SVal`]s. Objects are shared between cloned states until written
+//! (copy-on-write through `Rc`), so forking a state at a branch is cheap.
+
+use super::names::{ObjInst, ThreadKey};
+use super::term::TermPool;
+use super::value::{SVal, Shape};
+use crate::concrete::ViolationKind;
+use analysis::ir::{FuncId, RegId, Scalar, StmtId};
+use std::collections::{BTreeMap, VecDeque};
+use std::rc::Rc;
+
+/// A runtime thread id: creation order, main is 0 (as the interpreter numbers threads).
+pub type Tid = usize;
+
+/// The address of a synchronization object.
+pub type Addr = (ObjInst, u64);
+
+#[derive(Clone)]
+pub struct State {
+    pub threads: Vec<Thread>,
+    pub mem: Memory,
+    /// Held mutexes and their owners.
+    pub mutexes: BTreeMap<Addr, Tid>,
+    /// Waiters of each condition variable, longest-waiting first.
+    pub conds: BTreeMap<Addr, VecDeque<Tid>>,
+    /// The thread inside an atomic section, if any.
+    pub atomic_owner: Option<Tid>,
+}
+
+/// Where a thread stands between steps (the interpreter's `ThreadState`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    /// At a Load, Store or Sync statement of its top frame.
+    AtEvent,
+    /// Inside `pthread_cond_wait`, waiting for a signal.
+    Waiting {
+        cond: Addr,
+        mutex: Addr,
+        stmt: StmtId,
+    },
+    /// Signalled: re-acquiring `mutex` is its next step.
+    Reacquire {
+        cond: Addr,
+        mutex: Addr,
+        stmt: StmtId,
+    },
+    /// Its function returned: the end event is pending.
+    Ending {
+        value: SVal,
+        exit_program: bool,
+        stmt: StmtId,
+    },
+    Finished {
+        value: SVal,
+    },
+    Joined,
+    /// An `assume` was false: the run has ended (kept only while the step finishes).
+    Stopped,
+}
+
+#[derive(Clone)]
+pub struct Thread {
+    pub key: ThreadKey,
+    pub frames: Vec<Frame>,
+    pub status: Status,
+    /// Nesting depth of atomic sections.
+    pub atomic: u32,
+    /// Inputs this thread has read.
+    pub inputs: u32,
+    /// Threads this thread has created (names its children).
+    pub created: u32,
+    /// Heap objects allocated per site (names the next one).
+    pub allocs: BTreeMap<StmtId, u32>,
+    /// This thread's instances of the `__thread` objects.
+    pub tls: Vec<ObjInst>,
+}
+
+/// One activation of a function.
+#[derive(Clone)]
+pub struct Frame {
+    pub func: FuncId,
+    pub block: u32,
+    /// Index of the next statement; the block's length means its terminator.
+    pub index: u32,
+    pub regs: Vec<SVal>,
+    /// Instances of the function's stack slots, in `Function::slots` order.
+    pub slots: Vec<ObjInst>,
+    /// The caller's register that receives the return value.
+    pub ret_dst: Option<RegId>,
+    /// Iterations of the loops entered in this activation: (header block, count).
+    pub loops: Vec<(u32, u32)>,
+}
+
+/// One scalar stored in memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cell {
+    pub bytes: u8,
+    pub val: SVal,
+}
+
+#[derive(Clone, Debug)]
+pub struct Object {
+    pub size: u64,
+    pub live: bool,
+    /// Unwritten bytes read as zero (static storage, `calloc`).
+    pub zero_default: bool,
+    pub read_only: bool,
+    pub heap: bool,
+    pub cells: BTreeMap<u64, Cell>,
+}
+
+#[derive(Clone, Default)]
+pub struct Memory {
+    pub objects: BTreeMap<ObjInst, Rc<Object>>,
+}
+
+/// Why a memory access fails.
+#[derive(Clone, Debug)]
+pub enum Fault {
+    Violation(ViolationKind, String),
+    Unsupported(String),
+}
+
+/// The result of a load.
+pub enum Loaded {
+    Value(SVal),
+    /// No cell: the uninitialized-value policy decides.
+    Uninit,
+}
+
+impl Memory {
+    pub fn create(
+        &mut self,
+        obj: ObjInst,
+        size: u64,
+        zero_default: bool,
+        read_only: bool,
+        heap: bool,
+    ) {
+        self.objects.insert(
+            obj,
+            Rc::new(Object {
+                size,
+                live: true,
+                zero_default,
+                read_only,
+                heap,
+                cells: BTreeMap::new(),
+            }),
+        );
+    }
+
+    /// Ends the lifetime of an object (stack slot, thread-local, freed block).
+    pub fn kill(&mut self, obj: ObjInst) {
+        if let Some(o) = self.objects.get_mut(&obj) {
+            let o = Rc::make_mut(o);
+            o.live = false;
+            o.cells.clear();
+        }
+    }
+
+    pub fn get(&self, obj: ObjInst) -> Option<&Object> {
+        self.objects.get(&obj).map(|o| &**o)
+    }
+
+    /// Checks that `bytes` bytes at (`obj`, `offset`) may be accessed.
+    pub fn check(&self, obj: ObjInst, offset: i64, bytes: u64, write: bool) -> Result<u64, Fault> {
+        let Some(o) = self.get(obj) else {
+            return Err(Fault::Unsupported(
+                "internal: pointer to an unknown object".into(),
+            ));
+        };
+        if !o.live {
+            return Err(if o.heap {
+                Fault::Violation(ViolationKind::UseAfterFree, "use after free".into())
+            } else {
+                Fault::Violation(
+                    ViolationKind::DeadObject,
+                    "use of an object after its lifetime ended".into(),
+                )
+            });
+        }
+        let in_bounds = offset >= 0
+            && (offset as u64)
+                .checked_add(bytes)
+                .is_some_and(|end| end <= o.size);
+        if !in_bounds {
+            return Err(Fault::Violation(
+                ViolationKind::OutOfBounds,
+                format!(
+                    "out-of-bounds access of {bytes} byte(s) at offset {offset} ({} bytes)",
+                    o.size
+                ),
+            ));
+        }
+        if write && o.read_only {
+            return Err(Fault::Violation(
+                ViolationKind::ReadOnlyWrite,
+                "write to read-only memory".into(),
+            ));
+        }
+        Ok(offset as u64)
+    }
+
+    /// Reads a scalar of `bytes` bytes (already checked); `want_ptr` when the load type
+    /// is a pointer.
+    pub fn load(
+        &self,
+        obj: ObjInst,
+        offset: u64,
+        bytes: u8,
+        want_ptr: bool,
+    ) -> Result<Loaded, Fault> {
+        let o = self.get(obj).expect("checked object");
+        let mut found = None;
+        for (&at, cell) in o
+            .cells
+            .range(offset.saturating_sub(7)..offset + u64::from(bytes))
+        {
+            if at + u64::from(cell.bytes) <= offset {
+                continue;
+            }
+            if at == offset && cell.bytes == bytes {
+                found = Some(cell.val);
+            } else {
+                return Err(Fault::Unsupported(format!(
+                    "type punning: a {bytes}-byte read at offset {offset} overlaps a {}-byte cell at offset {at}",
+                    cell.bytes
+                )));
+            }
+        }
+        match found {
+            Some(v @ SVal::Int(_)) => Ok(Loaded::Value(v)),
+            Some(v) if want_ptr => Ok(Loaded::Value(v)),
+            Some(_) => Err(Fault::Unsupported(format!(
+                "type punning: a pointer stored at offset {offset} is read as an integer"
+            ))),
+            None => Ok(Loaded::Uninit),
+        }
+    }
+
+    pub fn zero_default(&self, obj: ObjInst) -> bool {
+        self.get(obj).is_some_and(|o| o.zero_default)
+    }
+
+    /// Writes a scalar (already checked), removing every cell it overlaps.
+    pub fn store(&mut self, obj: ObjInst, offset: u64, bytes: u8, val: SVal) {
+        let o = Rc::make_mut(self.objects.get_mut(&obj).expect("checked object"));
+        let cell = Cell { bytes, val };
+        if let Some(existing) = o.cells.get_mut(&offset) {
+            if existing.bytes == bytes {
+                *existing = cell;
+                return;
+            }
+        }
+        let end = offset + u64::from(bytes);
+        let overlapping: Vec<u64> = o
+            .cells
+            .range(offset.saturating_sub(7)..end)
+            .filter(|(&at, c)| at + u64::from(c.bytes) > offset)
+            .map(|(&at, _)| at)
+            .collect();
+        for at in overlapping {
+            o.cells.remove(&at);
+        }
+        o.cells.insert(offset, cell);
+    }
+}
+
+impl State {
+    pub fn new() -> State {
+        State {
+            threads: Vec::new(),
+            mem: Memory::default(),
+            mutexes: BTreeMap::new(),
+            conds: BTreeMap::new(),
+            atomic_owner: None,
+        }
+    }
+
+    pub fn top(&self, t: Tid) -> &Frame {
+        self.threads[t]
+            .frames
+            .last()
+            .expect("a running thread has a frame")
+    }
+
+    pub fn top_mut(&mut self, t: Tid) -> &mut Frame {
+        self.threads[t]
+            .frames
+            .last_mut()
+            .expect("a running thread has a frame")
+    }
+
+    pub fn is_live(&self, t: Tid) -> bool {
+        !matches!(
+            self.threads[t].status,
+            Status::Finished { .. } | Status::Joined | Status::Stopped
+        )
+    }
+
+    /// Replaces every pointer into `dead` objects by a marker the engine reports on use.
+    /// Called when stack slots die, so that a later activation reusing the same name is
+    /// never reached through a stale pointer.
+    pub fn invalidate_pointers(&mut self, dead: &[ObjInst], marker: ObjInst) {
+        let fix = |v: &mut SVal| {
+            if let SVal::Ptr { obj, .. } = v {
+                if dead.contains(obj) {
+                    *obj = marker;
+                }
+            }
+        };
+        for th in &mut self.threads {
+            for f in &mut th.frames {
+                f.regs.iter_mut().for_each(fix);
+            }
+            if let Status::Ending { value, .. } | Status::Finished { value } = &mut th.status {
+                fix(value);
+            }
+        }
+        let holders: Vec<ObjInst> = self
+            .mem
+            .objects
+            .iter()
+            .filter(|(_, o)| {
+                o.cells
+                    .values()
+                    .any(|c| matches!(c.val, SVal::Ptr { obj, .. } if dead.contains(&obj)))
+            })
+            .map(|(k, _)| *k)
+            .collect();
+        for k in holders {
+            let o = Rc::make_mut(self.mem.objects.get_mut(&k).expect("listed"));
+            o.cells.values_mut().for_each(|c| fix(&mut c.val));
+        }
+    }
+
+    /// The discrete part of the state, serialized: control locations (with loop
+    /// iterations), thread statuses, locks, waiters, and the shape of every value. Two
+    /// states with equal keys differ only in the integer parts of their values. See
+    /// `summary` for how the key names a node of the generalized interleaving graph.
+    pub fn key(&self, pool: &TermPool) -> Vec<u64> {
+        let mut k = KeyWriter::default();
+        k.put(self.threads.len() as u64);
+        for th in &self.threads {
+            k.put(u64::from(th.key.0));
+            k.status(&th.status, pool);
+            k.put(u64::from(th.atomic));
+            k.put(th.frames.len() as u64);
+            for f in &th.frames {
+                k.put(u64::from(f.func.0));
+                k.put(u64::from(f.block) << 32 | u64::from(f.index));
+                k.put(f.loops.len() as u64);
+                for &(b, n) in &f.loops {
+                    k.put(u64::from(b) << 32 | u64::from(n));
+                }
+                for r in &f.regs {
+                    k.shape(r.shape(pool));
+                }
+                for s in &f.slots {
+                    k.put(u64::from(s.0));
+                }
+            }
+            for o in &th.tls {
+                k.put(u64::from(o.0));
+            }
+        }
+        k.put(self.mutexes.len() as u64);
+        for (&(o, off), &t) in &self.mutexes {
+            k.put(u64::from(o.0));
+            k.put(off);
+            k.put(t as u64);
+        }
+        k.put(self.conds.len() as u64);
+        for (&(o, off), q) in &self.conds {
+            k.put(u64::from(o.0));
+            k.put(off);
+            k.put(q.len() as u64);
+            q.iter().for_each(|&t| k.put(t as u64));
+        }
+        k.put(self.atomic_owner.map_or(u64::MAX, |t| t as u64));
+        for (o, obj) in &self.mem.objects {
+            k.put(u64::from(o.0));
+            k.put(obj.size);
+            k.put(u64::from(obj.live) | u64::from(obj.zero_default) << 1);
+            k.put(obj.cells.len() as u64);
+            for (&off, c) in &obj.cells {
+                k.put(off << 8 | u64::from(c.bytes));
+                k.shape(c.val.shape(pool));
+            }
+        }
+        k.0
+    }
+}
+
+impl State {
+    /// A hash of the whole state (values included) except loop iteration counts, which
+    /// are bookkeeping: equal states have equal fingerprints.
+    pub fn fingerprint(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = rustc_hash::FxHasher::default();
+        self.threads.len().hash(&mut h);
+        for th in &self.threads {
+            (th.key, th.status, th.atomic, th.inputs, th.created).hash(&mut h);
+            th.allocs.hash(&mut h);
+            th.tls.hash(&mut h);
+            th.frames.len().hash(&mut h);
+            for f in &th.frames {
+                (f.func, f.block, f.index, f.ret_dst).hash(&mut h);
+                f.regs.hash(&mut h);
+                f.slots.hash(&mut h);
+            }
+        }
+        self.mutexes.hash(&mut h);
+        self.conds.hash(&mut h);
+        self.atomic_owner.hash(&mut h);
+        for (o, obj) in &self.mem.objects {
+            (
+                o,
+                obj.size,
+                obj.live,
+                obj.zero_default,
+                obj.read_only,
+                obj.heap,
+            )
+                .hash(&mut h);
+            for (off, c) in &obj.cells {
+                (off, c.bytes, c.val).hash(&mut h);
+            }
+        }
+        h.finish()
+    }
+
+    /// Equality of whole states except loop iteration counts.
+    pub fn same_as(&self, other: &State) -> bool {
+        let threads = self.threads.len() == other.threads.len()
+            && self.threads.iter().zip(&other.threads).all(|(a, b)| {
+                a.key == b.key
+                    && a.status == b.status
+                    && a.atomic == b.atomic
+                    && a.inputs == b.inputs
+                    && a.created == b.created
+                    && a.allocs == b.allocs
+                    && a.tls == b.tls
+                    && a.frames.len() == b.frames.len()
+                    && a.frames.iter().zip(&b.frames).all(|(f, g)| {
+                        f.func == g.func
+                            && f.block == g.block
+                            && f.index == g.index
+                            && f.ret_dst == g.ret_dst
+                            && f.regs == g.regs
+                            && f.slots == g.slots
+                    })
+            });
+        threads
+            && self.mutexes == other.mutexes
+            && self.conds == other.conds
+            && self.atomic_owner == other.atomic_owner
+            && self.mem.objects.len() == other.mem.objects.len()
+            && self
+                .mem
+                .objects
+                .iter()
+                .zip(&other.mem.objects)
+                .all(|((k, a), (l, b))| {
+                    k == l
+                        && (Rc::ptr_eq(a, b)
+                            || (a.size == b.size
+                                && a.live == b.live
+                                && a.zero_default == b.zero_default
+                                && a.read_only == b.read_only
+                                && a.heap == b.heap
+                                && a.cells == b.cells))
+                })
+    }
+}
+
+impl Default for State {
+    fn default() -> Self {
+        State::new()
+    }
+}
+
+#[derive(Default)]
+struct KeyWriter(Vec<u64>);
+
+impl KeyWriter {
+    fn put(&mut self, v: u64) {
+        self.0.push(v);
+    }
+
+    fn shape(&mut self, s: Shape) {
+        match s {
+            Shape::Int(w) => self.put(u64::from(w)),
+            Shape::Ptr(o) => self.put(1 << 40 | u64::from(o.0)),
+            Shape::Func(f) => self.put(2 << 40 | u64::from(f.0)),
+        }
+    }
+
+    fn addr(&mut self, a: Addr) {
+        self.put(u64::from(a.0 .0));
+        self.put(a.1);
+    }
+
+    fn status(&mut self, s: &Status, pool: &TermPool) {
+        match *s {
+            Status::AtEvent => self.put(0),
+            Status::Waiting { cond, mutex, stmt } => {
+                self.put(1);
+                self.addr(cond);
+                self.addr(mutex);
+                self.put(u64::from(stmt.0));
+            }
+            Status::Reacquire { cond, mutex, stmt } => {
+                self.put(2);
+                self.addr(cond);
+                self.addr(mutex);
+                self.put(u64::from(stmt.0));
+            }
+            Status::Ending {
+                value,
+                exit_program,
+                stmt,
+            } => {
+                self.put(3 + u64::from(exit_program));
+                self.shape(value.shape(pool));
+                self.put(u64::from(stmt.0));
+            }
+            Status::Finished { value } => {
+                self.put(5);
+                self.shape(value.shape(pool));
+            }
+            Status::Joined => self.put(6),
+            Status::Stopped => self.put(7),
+        }
+    }
+}
+
+/// The number of bytes of a scalar under the program's data model.
+pub fn scalar_bytes(ty: Scalar, dm: analysis::ir::DataModel) -> u8 {
+    ty.bits(dm) / 8
+}

@@ -1,0 +1,344 @@
+//! Predicate summaries (§4-§6 of the assertion-guided paper): weakest preconditions,
+//! the bounded summary table PS, and the read/write tables RVar/WVar.
+//!
+//! # Weakest preconditions
+//! While a step runs forward, each statement also yields its transformer over *state
+//! variables* ([`Var::Reg`], [`Var::Cell`], a thread's return value, and inputs yet to be
+//! read): assignments `v := e` and assumptions `c` (branch conditions taken, address and
+//! thread-id concretizations, the absence of division by zero, ...). When the subtree
+//! below a statement has been explored, its precondition is computed backwards:
+//!
+//! ```text
+//! WP(v := e, φ) = φ[e/v]        WP(assume c, φ) = φ ∧ c
+//! wp[b-PP]  = ∨ over explored sides  (c_i ∧ wp_i)      (a side never explored adds false)
+//! wp[i-PP]  = ∧ over explored threads wp_t             (under-approximates, §4.2)
+//! wp[end]   = true      wp[violation, cut by a bound, unsupported] = false
+//! ```
+//!
+//! A state satisfying `wp[n]` follows only explored, violation-free paths from `n`.
+//!
+//! # Keys: nodes of the generalized interleaving graph
+//! A node is named by [`State::key`](super::state::State::key): every thread's call stack
+//! (function, block, statement) with the iteration count of each loop entered in each
+//! frame (so unrolled iterations are distinct nodes), thread statuses, lock owners,
+//! condition waiters, the atomic-section owner, the live objects, and the *shape* of
+//! every value (integer width, pointed-to object, function). Two states with one key
+//! differ only in integer bits and pointer offsets, which are exactly the state
+//! variables of a summary, so `PS[key]` can be instantiated on any of them.
+//!
+//! # Pruning
+//! `PS[key] = ∨ wp[n]` over explored nodes `n` with that key whose sleep set was empty
+//! (a sleep set makes a subtree's wp relative to its siblings, so it must not stand
+//! alone). At a node `n` with path condition `pcon` and values `M`, if
+//! `pcon ∧ ¬PS[key][M]` is unsatisfiable the subtree is skipped (a partial run) and its
+//! wp is `PS[key]`. Inputs read after a node are universally quantified: in the table
+//! they are [`Var::Fut`] (relative to each thread's input count at the node).
+//!
+//! # Bounds (§6.2)
+//! The table has a fixed number of slots, indexed by a hash of the key; a key meeting an
+//! occupied slot of another key replaces it (dropping a summary only weakens pruning). A
+//! summary stops growing once its term has `size_bound` nodes.
+
+use super::dpor::Access;
+use super::model::topological;
+use super::names::ThreadKey;
+use super::term::{var_bloom, Node, TermId, TermPool, Var};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::hash::{Hash, Hasher};
+
+/// One step of a weakest-precondition transformer.
+#[derive(Clone, Debug)]
+pub enum WpOp {
+    /// `var := term` (the variable has the given width).
+    Set(Var, u8, TermId),
+    /// `assume term`.
+    Assume(TermId),
+}
+
+/// The register number used for a thread's return value in [`Var::Reg`].
+pub const RET_DEPTH: u32 = u32::MAX;
+
+/// Applies `ops` (in execution order) backwards to `post`.
+pub fn wp_of(pool: &mut TermPool, ops: &[WpOp], post: TermId) -> TermId {
+    let mut phi = post;
+    for op in ops.iter().rev() {
+        if pool.is_false(phi) {
+            return phi;
+        }
+        phi = match *op {
+            WpOp::Set(v, w, e) => substitute_one(pool, phi, v, w, e),
+            WpOp::Assume(c) => pool.and(phi, c),
+        };
+    }
+    phi
+}
+
+/// `phi[e / v]` (only the variable of width `w`).
+pub fn substitute_one(pool: &mut TermPool, phi: TermId, v: Var, w: u8, e: TermId) -> TermId {
+    let bit = var_bloom(v);
+    if pool.bloom(phi) & bit == 0 {
+        return phi;
+    }
+    let target = pool.var(v, w);
+    let mut map = FxHashMap::default();
+    map.insert(target, e);
+    substitute(pool, phi, &map, bit)
+}
+
+/// Replaces the variable terms in `map` (keys are variable terms) throughout `phi`;
+/// `bits` is the union of the keys' Bloom bits (subterms without them are kept).
+pub fn substitute(
+    pool: &mut TermPool,
+    phi: TermId,
+    map: &FxHashMap<TermId, TermId>,
+    bits: u64,
+) -> TermId {
+    let mut done: FxHashMap<TermId, TermId> = FxHashMap::default();
+    for t in topological(pool, phi) {
+        if pool.bloom(t) & bits == 0 {
+            continue;
+        }
+        let new = if let Some(&r) = map.get(&t) {
+            r
+        } else {
+            let node = pool.node(t).clone();
+            let kids = pool.children(&node);
+            if kids.is_empty() {
+                t
+            } else {
+                let new_kids: Vec<TermId> = kids
+                    .iter()
+                    .map(|k| done.get(k).copied().unwrap_or(*k))
+                    .collect();
+                if new_kids == kids {
+                    t
+                } else {
+                    pool.rebuild(&node, &new_kids)
+                }
+            }
+        };
+        done.insert(t, new);
+    }
+    done.get(&phi).copied().unwrap_or(phi)
+}
+
+/// Renames input variables: `Input{t, i}` becomes `Fut{t, i - base(t)}` (`to_fut`) or
+/// `Fut{t, j}` becomes `Input{t, base(t) + j}`. `None` if `phi` mentions an input read
+/// before the node (it cannot be renamed into a future one).
+pub fn rename_inputs(
+    pool: &mut TermPool,
+    phi: TermId,
+    base: &dyn Fn(ThreadKey) -> u32,
+    to_fut: bool,
+) -> Option<TermId> {
+    let mut map = FxHashMap::default();
+    let mut bits = 0;
+    for (v, w) in pool.vars(phi) {
+        let renamed = match v {
+            Var::Input { thread, index } if to_fut => Var::Fut {
+                thread,
+                index: index.checked_sub(base(thread))?,
+            },
+            Var::Fut { thread, index } if !to_fut => Var::Input {
+                thread,
+                index: base(thread) + index,
+            },
+            _ => continue,
+        };
+        let from = pool.var(v, w);
+        let to = pool.var(renamed, w);
+        map.insert(from, to);
+        bits |= var_bloom(v);
+    }
+    if map.is_empty() {
+        return Some(phi);
+    }
+    Some(substitute(pool, phi, &map, bits))
+}
+
+/// An access recorded in RVar/WVar: a thread (by stable name) and what it accessed.
+pub type RwEntry = (ThreadKey, Access);
+
+struct Entry {
+    key: Box<[u64]>,
+    /// The summary, with inputs as `Fut`; `None` while no sleep-free visit finished.
+    ps: Option<TermId>,
+    rw: FxHashSet<RwEntry>,
+}
+
+/// The bounded summary table.
+pub struct Summaries {
+    slots: Vec<Option<Entry>>,
+    size_bound: u32,
+    /// Summaries dropped because another key took their slot.
+    pub evictions: u64,
+}
+
+/// What the table knows about a key.
+pub struct Known<'a> {
+    pub ps: Option<TermId>,
+    pub rw: &'a FxHashSet<RwEntry>,
+}
+
+impl Summaries {
+    pub fn new(slots: usize, size_bound: u32) -> Summaries {
+        Summaries {
+            slots: (0..slots.max(1)).map(|_| None).collect(),
+            size_bound,
+            evictions: 0,
+        }
+    }
+
+    fn slot(&self, key: &[u64]) -> usize {
+        let mut h = rustc_hash::FxHasher::default();
+        key.hash(&mut h);
+        (h.finish() % self.slots.len() as u64) as usize
+    }
+
+    pub fn lookup(&self, key: &[u64]) -> Option<Known<'_>> {
+        let e = self.slots[self.slot(key)].as_ref()?;
+        (*e.key == *key).then_some(Known {
+            ps: e.ps,
+            rw: &e.rw,
+        })
+    }
+
+    /// Records one finished visit of `key`: its wp (with inputs already as `Fut`; `None`
+    /// when the visit's subtree was sleep-set-reduced) and the accesses made below it.
+    pub fn record(
+        &mut self,
+        pool: &mut TermPool,
+        key: Vec<u64>,
+        wp: Option<TermId>,
+        rw: &FxHashSet<RwEntry>,
+    ) {
+        let i = self.slot(&key);
+        let fresh = match &self.slots[i] {
+            Some(e) => *e.key != *key,
+            None => true,
+        };
+        if fresh {
+            if self.slots[i].is_some() {
+                self.evictions += 1;
+            }
+            self.slots[i] = Some(Entry {
+                key: key.into_boxed_slice(),
+                ps: None,
+                rw: FxHashSet::default(),
+            });
+        }
+        let bound = self.size_bound;
+        let e = self.slots[i].as_mut().expect("slot just filled");
+        e.rw.extend(rw.iter().copied());
+        if let Some(wp) = wp {
+            e.ps = Some(match e.ps {
+                None => wp,
+                Some(ps) if pool.size(ps) < bound => pool.or(ps, wp),
+                Some(ps) => ps,
+            });
+        }
+    }
+}
+
+/// Does a term mention a thread's return value or a register of `depth`? (for tests)
+pub fn mentions(pool: &TermPool, phi: TermId, pred: &dyn Fn(&Var) -> bool) -> bool {
+    topological(pool, phi)
+        .into_iter()
+        .any(|t| matches!(pool.node(t), Node::Var { var, .. } if pred(var)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::symbolic::names::ObjInst;
+    use crate::symbolic::term::CmpOp;
+    use analysis::ir::RegId;
+
+    #[test]
+    fn wp_substitutes_and_conjoins_backwards() {
+        // x := g; assume(x > 0); g := x + 1  with postcondition g <= 10.
+        let mut p = TermPool::new();
+        let t = ThreadKey(0);
+        let x = Var::Reg {
+            thread: t,
+            depth: 0,
+            reg: RegId(0),
+        };
+        let g = Var::Cell {
+            obj: ObjInst(0),
+            offset: 0,
+        };
+        let xv = p.var(x, 32);
+        let gv = p.var(g, 32);
+        let zero = p.bv_const(0, 32);
+        let one = p.bv_const(1, 32);
+        let ten = p.bv_const(10, 32);
+        let pos = p.cmp(CmpOp::Slt, zero, xv);
+        let inc = p.bin(super::super::term::BvOp::Add, xv, one);
+        let post = p.cmp(CmpOp::Sle, gv, ten);
+        let ops = vec![
+            WpOp::Set(x, 32, gv),
+            WpOp::Assume(pos),
+            WpOp::Set(g, 32, inc),
+        ];
+        let wp = wp_of(&mut p, &ops, post);
+        // Expected: (g + 1 <= 10) && (0 < g)
+        let g1 = p.bin(super::super::term::BvOp::Add, gv, one);
+        let a = p.cmp(CmpOp::Sle, g1, ten);
+        let b = p.cmp(CmpOp::Slt, zero, gv);
+        let expected = p.and(a, b);
+        assert_eq!(wp, expected);
+    }
+
+    #[test]
+    fn inputs_round_trip_through_future_names() {
+        let mut p = TermPool::new();
+        let t = ThreadKey(3);
+        let i5 = p.var(
+            Var::Input {
+                thread: t,
+                index: 5,
+            },
+            32,
+        );
+        let zero = p.bv_const(0, 32);
+        let phi = p.cmp(CmpOp::Slt, zero, i5);
+        let fut = rename_inputs(&mut p, phi, &|_| 4, true).unwrap();
+        assert!(mentions(&p, fut, &|v| matches!(
+            v,
+            Var::Fut { index: 1, .. }
+        )));
+        let back = rename_inputs(&mut p, fut, &|_| 9, false).unwrap();
+        assert!(mentions(&p, back, &|v| matches!(
+            v,
+            Var::Input { index: 10, .. }
+        )));
+        // An input read before the node has no future name.
+        assert!(rename_inputs(&mut p, phi, &|_| 6, true).is_none());
+    }
+
+    #[test]
+    fn table_keeps_one_key_per_slot_and_bounds_size() {
+        let mut p = TermPool::new();
+        let mut s = Summaries::new(1, 3);
+        let a = p.var(
+            Var::Input {
+                thread: ThreadKey(0),
+                index: 0,
+            },
+            8,
+        );
+        let z = p.bv_const(0, 8);
+        let c1 = p.eq(a, z);
+        let c2 = p.ne(a, z);
+        let rw = FxHashSet::default();
+        s.record(&mut p, vec![1], Some(c1), &rw);
+        assert_eq!(s.lookup(&[1]).and_then(|k| k.ps), Some(c1));
+        s.record(&mut p, vec![1], Some(c2), &rw);
+        // c1 has 3 nodes: the bound stops growth.
+        assert_eq!(s.lookup(&[1]).and_then(|k| k.ps), Some(c1));
+        s.record(&mut p, vec![2], Some(c2), &rw);
+        assert!(s.lookup(&[1]).is_none());
+        assert_eq!(s.evictions, 1);
+    }
+}

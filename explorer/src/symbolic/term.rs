@@ -1,0 +1,743 @@
+//! Hash-consed symbolic terms over bit-vectors and booleans.
+//!
+//! Every term lives in a [`TermPool`] and is named by a [`TermId`]; structurally equal
+//! terms get the same id, so equality of ids is equality of terms, and caches (solver
+//! translation, query results, substitution) key on ids. Constructors fold constants and
+//! apply a few sound identities so that concrete branches never reach the solver.
+//!
+//! Semantics are those of SMT-LIB `QF_BV` (which is also C's for the operations the
+//! engine emits: wrap-around arithmetic, truncating signed division, `srem` taking the
+//! sign of the dividend, shifts by at least the width as SMT-LIB defines them). Division
+//! by zero is never folded: the engine guards it with a side condition first.
+
+use super::names::{ObjInst, ThreadKey};
+use analysis::ir::RegId;
+use rustc_hash::FxHashMap;
+use std::fmt;
+
+/// A term in a [`TermPool`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TermId(u32);
+
+impl TermId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// The sort of a term.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Sort {
+    Bool,
+    /// A bit-vector of the given width (1..=64).
+    Bv(u8),
+}
+
+/// A free variable.
+///
+/// `Input` variables are the inputs of the current run; the others name parts of a
+/// program state and appear only in weakest preconditions and summaries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Var {
+    /// The `index`-th input (nondet value) read by a thread in the current run.
+    Input { thread: ThreadKey, index: u32 },
+    /// In a summary: the input a thread reads `index` reads after the summarized node.
+    Fut { thread: ThreadKey, index: u32 },
+    /// The value of a register of the frame at `depth` of a thread's call stack (for a
+    /// pointer register: its offset).
+    Reg {
+        thread: ThreadKey,
+        depth: u32,
+        reg: RegId,
+    },
+    /// The value of the cell at `offset` of a memory object (for a pointer: its offset).
+    Cell { obj: ObjInst, offset: u64 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    Eq,
+    Ult,
+    Ule,
+    Slt,
+    Sle,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BvOp {
+    Add,
+    Sub,
+    Mul,
+    UDiv,
+    SDiv,
+    URem,
+    SRem,
+    Shl,
+    LShr,
+    AShr,
+    And,
+    Or,
+    Xor,
+}
+
+/// The structure of a term.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Node {
+    BoolConst(bool),
+    BvConst {
+        width: u8,
+        value: u64,
+    },
+    Var {
+        var: Var,
+        width: u8,
+    },
+    Not(TermId),
+    And(TermId, TermId),
+    Or(TermId, TermId),
+    Ite(TermId, TermId, TermId),
+    Cmp(CmpOp, TermId, TermId),
+    Bin(BvOp, TermId, TermId),
+    Neg(TermId),
+    BNot(TermId),
+    /// Zero extension to `width` bits.
+    ZExt(TermId, u8),
+    /// Sign extension to `width` bits.
+    SExt(TermId, u8),
+    /// The low `width` bits.
+    Trunc(TermId, u8),
+}
+
+/// Keeps the low `width` bits of `v`.
+pub fn mask(v: u64, width: u8) -> u64 {
+    analysis::ir::truncate(v, width)
+}
+
+/// Reads the low `width` bits of `v` as a signed number.
+pub fn signed(v: u64, width: u8) -> i64 {
+    analysis::ir::sign_extend(v, width)
+}
+
+/// The arena of terms.
+#[derive(Default)]
+pub struct TermPool {
+    nodes: Vec<Node>,
+    sorts: Vec<Sort>,
+    sizes: Vec<u32>,
+    /// A 64-bit Bloom filter of the variables each term contains.
+    blooms: Vec<u64>,
+    index: FxHashMap<Node, TermId>,
+}
+
+impl TermPool {
+    pub fn new() -> TermPool {
+        TermPool::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    pub fn node(&self, t: TermId) -> &Node {
+        &self.nodes[t.index()]
+    }
+
+    pub fn sort(&self, t: TermId) -> Sort {
+        self.sorts[t.index()]
+    }
+
+    /// Width of a bit-vector term (1 for booleans).
+    pub fn width(&self, t: TermId) -> u8 {
+        match self.sort(t) {
+            Sort::Bool => 1,
+            Sort::Bv(w) => w,
+        }
+    }
+
+    /// The Bloom filter of the variables in `t`: if `bloom(t) & var_bloom(v) == 0`,
+    /// `v` does not occur in `t`.
+    pub fn bloom(&self, t: TermId) -> u64 {
+        self.blooms[t.index()]
+    }
+
+    /// Number of nodes of the term as a tree, saturating: a cheap size measure.
+    pub fn size(&self, t: TermId) -> u32 {
+        self.sizes[t.index()]
+    }
+
+    fn intern(&mut self, node: Node, sort: Sort) -> TermId {
+        if let Some(&id) = self.index.get(&node) {
+            return id;
+        }
+        let kids = self.children(&node);
+        let size = 1u32.saturating_add(
+            kids.iter()
+                .fold(0u32, |acc, c| acc.saturating_add(self.sizes[c.index()])),
+        );
+        let bloom = match &node {
+            Node::Var { var, .. } => var_bloom(*var),
+            _ => kids.iter().fold(0, |acc, c| acc | self.blooms[c.index()]),
+        };
+        let id = TermId(self.nodes.len() as u32);
+        self.nodes.push(node.clone());
+        self.sorts.push(sort);
+        self.sizes.push(size);
+        self.blooms.push(bloom);
+        self.index.insert(node, id);
+        id
+    }
+
+    /// The direct subterms of a node.
+    pub fn children(&self, node: &Node) -> Vec<TermId> {
+        match *node {
+            Node::BoolConst(_) | Node::BvConst { .. } | Node::Var { .. } => vec![],
+            Node::Not(a) | Node::Neg(a) | Node::BNot(a) => vec![a],
+            Node::ZExt(a, _) | Node::SExt(a, _) | Node::Trunc(a, _) => vec![a],
+            Node::And(a, b) | Node::Or(a, b) | Node::Cmp(_, a, b) | Node::Bin(_, a, b) => {
+                vec![a, b]
+            }
+            Node::Ite(c, a, b) => vec![c, a, b],
+        }
+    }
+
+    // ---- constants and variables ----
+
+    pub fn bool_const(&mut self, b: bool) -> TermId {
+        self.intern(Node::BoolConst(b), Sort::Bool)
+    }
+
+    pub fn tru(&mut self) -> TermId {
+        self.bool_const(true)
+    }
+
+    pub fn fals(&mut self) -> TermId {
+        self.bool_const(false)
+    }
+
+    pub fn bv_const(&mut self, value: u64, width: u8) -> TermId {
+        debug_assert!((1..=64).contains(&width));
+        self.intern(
+            Node::BvConst {
+                width,
+                value: mask(value, width),
+            },
+            Sort::Bv(width),
+        )
+    }
+
+    pub fn var(&mut self, var: Var, width: u8) -> TermId {
+        self.intern(Node::Var { var, width }, Sort::Bv(width))
+    }
+
+    pub fn as_bool(&self, t: TermId) -> Option<bool> {
+        match self.node(t) {
+            Node::BoolConst(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    pub fn as_bv(&self, t: TermId) -> Option<u64> {
+        match self.node(t) {
+            Node::BvConst { value, .. } => Some(*value),
+            _ => None,
+        }
+    }
+
+    pub fn is_true(&self, t: TermId) -> bool {
+        self.as_bool(t) == Some(true)
+    }
+
+    pub fn is_false(&self, t: TermId) -> bool {
+        self.as_bool(t) == Some(false)
+    }
+
+    // ---- boolean connectives ----
+
+    pub fn not(&mut self, a: TermId) -> TermId {
+        match *self.node(a) {
+            Node::BoolConst(b) => self.bool_const(!b),
+            Node::Not(x) => x,
+            _ => self.intern(Node::Not(a), Sort::Bool),
+        }
+    }
+
+    pub fn and(&mut self, a: TermId, b: TermId) -> TermId {
+        match (self.as_bool(a), self.as_bool(b)) {
+            (Some(false), _) | (_, Some(false)) => return self.fals(),
+            (Some(true), _) => return b,
+            (_, Some(true)) => return a,
+            _ => {}
+        }
+        if a == b {
+            return a;
+        }
+        if self.is_negation_of(a, b) {
+            return self.fals();
+        }
+        let (a, b) = if a <= b { (a, b) } else { (b, a) };
+        self.intern(Node::And(a, b), Sort::Bool)
+    }
+
+    pub fn or(&mut self, a: TermId, b: TermId) -> TermId {
+        match (self.as_bool(a), self.as_bool(b)) {
+            (Some(true), _) | (_, Some(true)) => return self.tru(),
+            (Some(false), _) => return b,
+            (_, Some(false)) => return a,
+            _ => {}
+        }
+        if a == b {
+            return a;
+        }
+        if self.is_negation_of(a, b) {
+            return self.tru();
+        }
+        let (a, b) = if a <= b { (a, b) } else { (b, a) };
+        self.intern(Node::Or(a, b), Sort::Bool)
+    }
+
+    pub fn and_all(&mut self, items: impl IntoIterator<Item = TermId>) -> TermId {
+        let mut acc = self.tru();
+        for t in items {
+            acc = self.and(acc, t);
+        }
+        acc
+    }
+
+    fn is_negation_of(&self, a: TermId, b: TermId) -> bool {
+        matches!(self.node(a), Node::Not(x) if *x == b)
+            || matches!(self.node(b), Node::Not(x) if *x == a)
+    }
+
+    pub fn implies(&mut self, a: TermId, b: TermId) -> TermId {
+        let na = self.not(a);
+        self.or(na, b)
+    }
+
+    /// `if c then a else b`, for two terms of the same sort.
+    pub fn ite(&mut self, c: TermId, a: TermId, b: TermId) -> TermId {
+        debug_assert_eq!(self.sort(a), self.sort(b));
+        if let Some(cv) = self.as_bool(c) {
+            return if cv { a } else { b };
+        }
+        if a == b {
+            return a;
+        }
+        if let Node::Not(x) = *self.node(c) {
+            return self.ite(x, b, a);
+        }
+        let sort = self.sort(a);
+        if sort == Sort::Bool {
+            // ite(c, true, false) = c and friends.
+            match (self.as_bool(a), self.as_bool(b)) {
+                (Some(true), Some(false)) => return c,
+                (Some(false), Some(true)) => return self.not(c),
+                (Some(true), _) => return self.or(c, b),
+                (Some(false), _) => {
+                    let nc = self.not(c);
+                    return self.and(nc, b);
+                }
+                (_, Some(true)) => {
+                    let nc = self.not(c);
+                    return self.or(nc, a);
+                }
+                (_, Some(false)) => return self.and(c, a),
+                _ => {}
+            }
+        }
+        self.intern(Node::Ite(c, a, b), sort)
+    }
+
+    // ---- comparisons ----
+
+    pub fn cmp(&mut self, op: CmpOp, a: TermId, b: TermId) -> TermId {
+        debug_assert_eq!(self.sort(a), self.sort(b));
+        let w = self.width(a);
+        if let (Some(x), Some(y)) = (self.as_bv(a), self.as_bv(b)) {
+            let r = match op {
+                CmpOp::Eq => x == y,
+                CmpOp::Ult => x < y,
+                CmpOp::Ule => x <= y,
+                CmpOp::Slt => signed(x, w) < signed(y, w),
+                CmpOp::Sle => signed(x, w) <= signed(y, w),
+            };
+            return self.bool_const(r);
+        }
+        if a == b {
+            let r = matches!(op, CmpOp::Eq | CmpOp::Ule | CmpOp::Sle);
+            return self.bool_const(r);
+        }
+        if op == CmpOp::Eq {
+            if let Some(t) = self.fold_eq_ite(a, b) {
+                return t;
+            }
+            // Canonical operand order for a commutative comparison.
+            let (a, b) = if a <= b { (a, b) } else { (b, a) };
+            return self.intern(Node::Cmp(op, a, b), Sort::Bool);
+        }
+        self.intern(Node::Cmp(op, a, b), Sort::Bool)
+    }
+
+    /// `ite(c, k1, k2) == k3` with constants folds to `c`, `!c`, `true` or `false`;
+    /// this is how C's `int` truth values (`x < y` as 0/1) meet branch tests.
+    fn fold_eq_ite(&mut self, a: TermId, b: TermId) -> Option<TermId> {
+        let (ite, k) = match (self.node(a), self.as_bv(b), self.node(b), self.as_bv(a)) {
+            (Node::Ite(..), Some(k), _, _) => (a, k),
+            (_, _, Node::Ite(..), Some(k)) => (b, k),
+            _ => return None,
+        };
+        let Node::Ite(c, x, y) = *self.node(ite) else {
+            return None;
+        };
+        let (kx, ky) = (self.as_bv(x)?, self.as_bv(y)?);
+        Some(match (kx == k, ky == k) {
+            (true, true) => self.tru(),
+            (true, false) => c,
+            (false, true) => self.not(c),
+            (false, false) => self.fals(),
+        })
+    }
+
+    pub fn eq(&mut self, a: TermId, b: TermId) -> TermId {
+        self.cmp(CmpOp::Eq, a, b)
+    }
+
+    pub fn ne(&mut self, a: TermId, b: TermId) -> TermId {
+        let e = self.eq(a, b);
+        self.not(e)
+    }
+
+    /// `a != 0` for a bit-vector: C's truth test.
+    pub fn is_nonzero(&mut self, a: TermId) -> TermId {
+        let w = self.width(a);
+        let z = self.bv_const(0, w);
+        self.ne(a, z)
+    }
+
+    /// A boolean as a 0/1 bit-vector of `width` bits.
+    pub fn bool_to_bv(&mut self, c: TermId, width: u8) -> TermId {
+        let one = self.bv_const(1, width);
+        let zero = self.bv_const(0, width);
+        self.ite(c, one, zero)
+    }
+
+    // ---- bit-vector arithmetic ----
+
+    pub fn bin(&mut self, op: BvOp, a: TermId, b: TermId) -> TermId {
+        debug_assert_eq!(self.sort(a), self.sort(b));
+        let w = self.width(a);
+        if let (Some(x), Some(y)) = (self.as_bv(a), self.as_bv(b)) {
+            if let Some(v) = fold_bin(op, x, y, w) {
+                return self.bv_const(v, w);
+            }
+        }
+        if let Some(t) = self.identity(op, a, b, w) {
+            return t;
+        }
+        let commutative = matches!(op, BvOp::Add | BvOp::Mul | BvOp::And | BvOp::Or | BvOp::Xor);
+        let (a, b) = if commutative && b < a { (b, a) } else { (a, b) };
+        self.intern(Node::Bin(op, a, b), Sort::Bv(w))
+    }
+
+    /// Algebraic identities with one constant operand (or equal operands).
+    fn identity(&mut self, op: BvOp, a: TermId, b: TermId, w: u8) -> Option<TermId> {
+        let ones = mask(u64::MAX, w);
+        let (ka, kb) = (self.as_bv(a), self.as_bv(b));
+        match op {
+            BvOp::Add | BvOp::Or | BvOp::Xor if kb == Some(0) => Some(a),
+            BvOp::Add | BvOp::Or | BvOp::Xor if ka == Some(0) => Some(b),
+            BvOp::Sub | BvOp::Shl | BvOp::LShr | BvOp::AShr if kb == Some(0) => Some(a),
+            BvOp::Mul | BvOp::And if kb == Some(0) || ka == Some(0) => Some(self.bv_const(0, w)),
+            BvOp::Mul | BvOp::UDiv | BvOp::SDiv if kb == Some(1) => Some(a),
+            BvOp::Mul if ka == Some(1) => Some(b),
+            BvOp::And if kb == Some(ones) => Some(a),
+            BvOp::And if ka == Some(ones) => Some(b),
+            BvOp::Or if kb == Some(ones) || ka == Some(ones) => Some(self.bv_const(ones, w)),
+            BvOp::Sub | BvOp::Xor if a == b => Some(self.bv_const(0, w)),
+            BvOp::And | BvOp::Or if a == b => Some(a),
+            _ => None,
+        }
+    }
+
+    pub fn neg(&mut self, a: TermId) -> TermId {
+        let w = self.width(a);
+        if let Some(x) = self.as_bv(a) {
+            return self.bv_const(x.wrapping_neg(), w);
+        }
+        self.intern(Node::Neg(a), Sort::Bv(w))
+    }
+
+    pub fn bnot(&mut self, a: TermId) -> TermId {
+        let w = self.width(a);
+        if let Some(x) = self.as_bv(a) {
+            return self.bv_const(!x, w);
+        }
+        if let Node::BNot(x) = *self.node(a) {
+            return x;
+        }
+        self.intern(Node::BNot(a), Sort::Bv(w))
+    }
+
+    /// Resizes a bit-vector to `width` bits: truncation, or sign / zero extension.
+    pub fn resize(&mut self, a: TermId, width: u8, signed_ext: bool) -> TermId {
+        let w = self.width(a);
+        if width == w {
+            return a;
+        }
+        if width < w {
+            return self.trunc(a, width);
+        }
+        if signed_ext {
+            self.sext(a, width)
+        } else {
+            self.zext(a, width)
+        }
+    }
+
+    fn trunc(&mut self, a: TermId, width: u8) -> TermId {
+        if let Some(x) = self.as_bv(a) {
+            return self.bv_const(x, width);
+        }
+        match *self.node(a) {
+            // Truncating an extension back to (at least) the original width.
+            Node::ZExt(x, _) | Node::SExt(x, _) if self.width(x) == width => return x,
+            Node::ZExt(x, _) | Node::SExt(x, _) if self.width(x) > width => {
+                return self.trunc(x, width)
+            }
+            Node::Trunc(x, _) => return self.trunc(x, width),
+            Node::Ite(c, x, y) if self.is_const(x) && self.is_const(y) => {
+                let (x, y) = (self.trunc(x, width), self.trunc(y, width));
+                return self.ite(c, x, y);
+            }
+            _ => {}
+        }
+        self.intern(Node::Trunc(a, width), Sort::Bv(width))
+    }
+
+    fn zext(&mut self, a: TermId, width: u8) -> TermId {
+        if let Some(x) = self.as_bv(a) {
+            return self.bv_const(x, width);
+        }
+        match *self.node(a) {
+            Node::ZExt(x, _) => return self.zext(x, width),
+            Node::Ite(c, x, y) if self.is_const(x) && self.is_const(y) => {
+                let (x, y) = (self.zext(x, width), self.zext(y, width));
+                return self.ite(c, x, y);
+            }
+            _ => {}
+        }
+        self.intern(Node::ZExt(a, width), Sort::Bv(width))
+    }
+
+    fn sext(&mut self, a: TermId, width: u8) -> TermId {
+        let w = self.width(a);
+        if let Some(x) = self.as_bv(a) {
+            return self.bv_const(signed(x, w) as u64, width);
+        }
+        match *self.node(a) {
+            Node::SExt(x, _) => return self.sext(x, width),
+            Node::Ite(c, x, y) if self.is_const(x) && self.is_const(y) => {
+                let (x, y) = (self.sext(x, width), self.sext(y, width));
+                return self.ite(c, x, y);
+            }
+            _ => {}
+        }
+        self.intern(Node::SExt(a, width), Sort::Bv(width))
+    }
+
+    fn is_const(&self, t: TermId) -> bool {
+        matches!(self.node(t), Node::BvConst { .. } | Node::BoolConst(_))
+    }
+
+    /// Rebuilds a node from (possibly new) children through the folding constructors.
+    pub fn rebuild(&mut self, node: &Node, kids: &[TermId]) -> TermId {
+        match *node {
+            Node::BoolConst(b) => self.bool_const(b),
+            Node::BvConst { width, value } => self.bv_const(value, width),
+            Node::Var { var, width } => self.var(var, width),
+            Node::Not(_) => self.not(kids[0]),
+            Node::And(..) => self.and(kids[0], kids[1]),
+            Node::Or(..) => self.or(kids[0], kids[1]),
+            Node::Ite(..) => self.ite(kids[0], kids[1], kids[2]),
+            Node::Cmp(op, ..) => self.cmp(op, kids[0], kids[1]),
+            Node::Bin(op, ..) => self.bin(op, kids[0], kids[1]),
+            Node::Neg(_) => self.neg(kids[0]),
+            Node::BNot(_) => self.bnot(kids[0]),
+            Node::ZExt(_, w) => self.zext(kids[0], w),
+            Node::SExt(_, w) => self.sext(kids[0], w),
+            Node::Trunc(_, w) => self.trunc(kids[0], w),
+        }
+    }
+
+    /// The free variables of a term.
+    pub fn vars(&self, t: TermId) -> Vec<(Var, u8)> {
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut out = Vec::new();
+        let mut stack = vec![t];
+        while let Some(t) = stack.pop() {
+            if !seen.insert(t) {
+                continue;
+            }
+            let node = self.node(t);
+            if let Node::Var { var, width } = *node {
+                out.push((var, width));
+            }
+            stack.extend(self.children(node));
+        }
+        out.sort();
+        out
+    }
+
+    /// A compact rendering for debugging and messages.
+    pub fn display(&self, t: TermId) -> TermDisplay<'_> {
+        TermDisplay { pool: self, t }
+    }
+}
+
+/// The Bloom bit of a variable.
+pub fn var_bloom(v: Var) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    v.hash(&mut h);
+    1u64 << (h.finish() >> 58)
+}
+
+/// Folds a binary operation on constants with SMT-LIB semantics (shifts by at least the
+/// width give 0, or all sign bits for `AShr`, as in the interpreter); `None` for division
+/// by zero, which the engine guards before building the term.
+pub fn fold_bin(op: BvOp, x: u64, y: u64, w: u8) -> Option<u64> {
+    let sx = signed(x, w);
+    let sy = signed(y, w);
+    let v = match op {
+        BvOp::Add => x.wrapping_add(y),
+        BvOp::Sub => x.wrapping_sub(y),
+        BvOp::Mul => x.wrapping_mul(y),
+        BvOp::UDiv if y != 0 => x / y,
+        BvOp::URem if y != 0 => x % y,
+        BvOp::SDiv if y != 0 => sx.wrapping_div(sy) as u64,
+        BvOp::SRem if y != 0 => sx.wrapping_rem(sy) as u64,
+        BvOp::Shl if y >= u64::from(w) => 0,
+        BvOp::Shl => x << y,
+        BvOp::LShr if y >= u64::from(w) => 0,
+        BvOp::LShr => x >> y,
+        BvOp::AShr => (sx >> y.min(63)) as u64,
+        BvOp::And => x & y,
+        BvOp::Or => x | y,
+        BvOp::Xor => x ^ y,
+        _ => return None,
+    };
+    Some(mask(v, w))
+}
+
+pub struct TermDisplay<'a> {
+    pool: &'a TermPool,
+    t: TermId,
+}
+
+impl fmt::Display for TermDisplay<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = self.pool;
+        let sub = |t| TermDisplay { pool: p, t };
+        match p.node(self.t) {
+            Node::BoolConst(b) => write!(f, "{b}"),
+            Node::BvConst { value, width } => write!(f, "{}", signed(*value, *width)),
+            Node::Var { var, .. } => write!(f, "{var}"),
+            Node::Not(a) => write!(f, "!{}", sub(*a)),
+            Node::And(a, b) => write!(f, "({} && {})", sub(*a), sub(*b)),
+            Node::Or(a, b) => write!(f, "({} || {})", sub(*a), sub(*b)),
+            Node::Ite(c, a, b) => write!(f, "({} ? {} : {})", sub(*c), sub(*a), sub(*b)),
+            Node::Cmp(op, a, b) => write!(f, "({} {op:?} {})", sub(*a), sub(*b)),
+            Node::Bin(op, a, b) => write!(f, "({} {op:?} {})", sub(*a), sub(*b)),
+            Node::Neg(a) => write!(f, "-{}", sub(*a)),
+            Node::BNot(a) => write!(f, "~{}", sub(*a)),
+            Node::ZExt(a, w) => write!(f, "zext{w}({})", sub(*a)),
+            Node::SExt(a, w) => write!(f, "sext{w}({})", sub(*a)),
+            Node::Trunc(a, w) => write!(f, "trunc{w}({})", sub(*a)),
+        }
+    }
+}
+
+impl fmt::Display for Var {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Var::Input { thread, index } => write!(f, "in{}_{index}", thread.0),
+            Var::Fut { thread, index } => write!(f, "fut{}_{index}", thread.0),
+            Var::Reg { thread, depth, reg } => write!(f, "t{}.{depth}.{reg}", thread.0),
+            Var::Cell { obj, offset } => write!(f, "o{}+{offset}", obj.0),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(p: &mut TermPool, i: u32) -> TermId {
+        p.var(
+            Var::Input {
+                thread: ThreadKey(0),
+                index: i,
+            },
+            32,
+        )
+    }
+
+    #[test]
+    fn constants_fold() {
+        let mut p = TermPool::new();
+        let a = p.bv_const(7, 32);
+        let b = p.bv_const(u64::from(u32::MAX), 32); // -1
+        let s = p.bin(BvOp::Add, a, b);
+        assert_eq!(p.as_bv(s), Some(6));
+        let lt = p.cmp(CmpOp::Slt, b, a);
+        assert!(p.is_true(lt));
+        let ult = p.cmp(CmpOp::Ult, b, a);
+        assert!(p.is_false(ult));
+        let d = p.bin(BvOp::SDiv, b, a);
+        assert_eq!(p.as_bv(d), Some(0));
+    }
+
+    #[test]
+    fn division_by_zero_is_not_folded() {
+        let mut p = TermPool::new();
+        let a = p.bv_const(7, 32);
+        let z = p.bv_const(0, 32);
+        let d = p.bin(BvOp::UDiv, a, z);
+        assert!(p.as_bv(d).is_none());
+    }
+
+    #[test]
+    fn c_truth_values_fold_to_conditions() {
+        let mut p = TermPool::new();
+        let x = input(&mut p, 0);
+        let five = p.bv_const(5, 32);
+        let c = p.cmp(CmpOp::Slt, x, five);
+        let as_int = p.bool_to_bv(c, 32);
+        let test = p.is_nonzero(as_int);
+        assert_eq!(test, c);
+        let widened = p.resize(as_int, 64, true);
+        let test64 = p.is_nonzero(widened);
+        assert_eq!(test64, c);
+    }
+
+    #[test]
+    fn hash_consing_shares_terms() {
+        let mut p = TermPool::new();
+        let x = input(&mut p, 0);
+        let y = input(&mut p, 1);
+        let a = p.bin(BvOp::Add, x, y);
+        let b = p.bin(BvOp::Add, y, x);
+        assert_eq!(a, b);
+        let e = a_eq(&mut p, x, y);
+        let n = p.not(e);
+        let nn = p.not(n);
+        assert_eq!(nn, e);
+    }
+
+    fn a_eq(p: &mut TermPool, a: TermId, b: TermId) -> TermId {
+        p.eq(a, b)
+    }
+}

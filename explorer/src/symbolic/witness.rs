@@ -1,0 +1,94 @@
+//! Witnesses: the inputs (values from the model of the path condition, in the
+//! interpreter's consumption order) and the schedule (the thread of every interpreter
+//! step on the path) of a violation, replayed on the reference interpreter before the
+//! violation is reported.
+
+use super::engine::Engine;
+use super::{describe_run_outcome, Found, VerifyError, WitnessStep};
+use crate::concrete::{
+    replay, EventKind, InputType, Outcome, ThreadId, ViolationKind, Witness, WitnessInput,
+    WITNESS_FORMAT, WITNESS_VERSION,
+};
+use analysis::ir::{sign_extend, truncate, DataModel, Span};
+
+/// The witness of the current path, replayed: the violation must recur at the same
+/// place with the same kind.
+pub fn build_and_replay(
+    e: &Engine<'_>,
+    kind: ViolationKind,
+    message: &str,
+    span: Span,
+) -> Result<Found, VerifyError> {
+    let witness = build(e);
+    let replayed = replay(e.prog, &witness).map(|x| x.outcome);
+    let ok = matches!(&replayed, Ok(Outcome::Violation(v)) if v.kind == kind && v.span == span);
+    if !ok {
+        return Err(VerifyError::WitnessDidNotReplay {
+            kind,
+            location: e.location(span),
+            replayed: describe_run_outcome(&replayed),
+        });
+    }
+    let thread = match &replayed {
+        Ok(Outcome::Violation(v)) => v.thread.0,
+        _ => 0,
+    };
+    let steps = e
+        .trace
+        .iter()
+        .map(|s| WitnessStep {
+            thread: s.tid as u32,
+            stmt: s.stmt,
+            location: e.location(s.span),
+            event: match s.event {
+                EventKind::Statement => "statement",
+                EventKind::Reacquire => "reacquire",
+                EventKind::ThreadEnd => "thread_end",
+            }
+            .to_string(),
+        })
+        .collect();
+    Ok(Found {
+        kind,
+        message: message.to_string(),
+        thread,
+        span,
+        location: e.location(span),
+        witness,
+        steps,
+    })
+}
+
+fn build(e: &Engine<'_>) -> Witness {
+    let dm = e.prog.data_model;
+    let inputs = e
+        .inputs
+        .iter()
+        .map(|r| {
+            let bits = r.ty.bits(dm);
+            let raw = truncate(e.model.get(r.var), bits);
+            let value = if r.ty.is_signed() {
+                i128::from(sign_extend(raw, bits))
+            } else {
+                i128::from(raw)
+            };
+            WitnessInput {
+                value,
+                ty: InputType(r.ty),
+            }
+        })
+        .collect();
+    Witness {
+        format: WITNESS_FORMAT.to_string(),
+        version: WITNESS_VERSION,
+        program: e.cfg.program_name.clone(),
+        data_model: match dm {
+            DataModel::Ilp32 => "ilp32",
+            DataModel::Lp64 => "lp64",
+        }
+        .to_string(),
+        uninit: e.cfg.uninit,
+        inputs,
+        schedule: e.trace.iter().map(|s| ThreadId(s.tid as u32)).collect(),
+    }
+}

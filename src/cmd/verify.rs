@@ -1,0 +1,260 @@
+//! `agx verify FILE`: symbolic search for assertion failures and `reach_error` calls over
+//! every input and schedule (`explorer::symbolic`).
+//!
+//! Output: the verdict, the witness of a violation (inputs, and the schedule as
+//! thread / statement / `file:line` steps), and statistics; as text, or with
+//! `--format json` one JSON object on stdout:
+//!
+//! ```json
+//! {"verdict": "violation" | "safe" | "unknown",
+//!  "reason": "<why unknown: bound or construct>" | null,
+//!  "violation": {"kind", "message", "file", "line", "location", "thread"} | null,
+//!  "witness": <agx-witness, replayable with `agx run FILE --witness W`> | null,
+//!  "steps": [{"thread", "stmt", "location", "event"}],
+//!  "violations": [<every violation found, with --all>],
+//!  "incomplete": [{"reason", "detail"}],
+//!  "strategy": "baseline" | "dpor" | "dpor+ag",
+//!  "stats": {"runs", "partial_runs", "states", "pruned", "sleep_blocked", "slice_skips",
+//!            "solver_queries", "solver_cache_hits", "solver_time_ms", "time_ms"}}
+//! ```
+//!
+//! Exit codes: 0 no violation found (`safe` or `unknown`), 1 violation, 2 error (an
+//! unsupported construct in the front end says `unsupported:` on stderr).
+
+use super::common::InputArgs;
+use analysis::ir::Program;
+use anyhow::{bail, Context, Result};
+use explorer::concrete::UninitPolicy;
+use explorer::symbolic::{self, Checks, Config, Found, Outcome, Strategy, Verdict};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Search strategy: every interleaving (`baseline`), partial-order reduction (`dpor`),
+    /// or DPOR with assertion-guided pruning by predicate summaries (`dpor+ag`).
+    #[arg(long, default_value = "dpor+ag", value_name = "baseline|dpor|dpor+ag")]
+    pub strategy: Strategy,
+    /// Do not skip pivots outside the static slice of the assertions (dpor+ag only).
+    #[arg(long)]
+    pub no_slice: bool,
+    /// Cut paths where a loop runs more than K iterations or a function recurses more
+    /// than K times (the verdict is then at best `unknown`). Default: no bound.
+    #[arg(long, value_name = "K")]
+    pub unwind: Option<u32>,
+    /// Cut runs longer than N visible events.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub max_events: u64,
+    /// Stop the search after SECS seconds (the verdict is then at best `unknown`).
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// Check only the assertion or reach_error at FILE:LINE (repeatable).
+    #[arg(long, value_name = "FILE:LINE")]
+    pub target: Vec<String>,
+    /// Also report `deadlock`s and `memory` errors (null/invalid dereference, bounds,
+    /// use after free, double free, division by zero, lock and join misuse). Without
+    /// `memory`, such an error on a path makes `safe` impossible.
+    #[arg(long, value_name = "deadlock,memory", value_delimiter = ',')]
+    pub check: Vec<String>,
+    /// Uninitialized locals and malloc memory: an input (`nondet`, SV-COMP's reading) or
+    /// zero.
+    #[arg(long, default_value = "nondet", value_name = "nondet|zero")]
+    pub uninit: UninitPolicy,
+    /// Keep searching after the first violation to report every violated location.
+    #[arg(long)]
+    pub all: bool,
+    /// Slots of the summary table (dpor+ag).
+    #[arg(long, value_name = "N", default_value_t = 1 << 16)]
+    pub summary_slots: usize,
+    /// Term nodes after which a summary stops growing (dpor+ag).
+    #[arg(long, value_name = "N", default_value_t = 4000)]
+    pub summary_bound: u32,
+    /// Write the witness (agx-witness JSON) of the first violation to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub witness_out: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, default_value = "text", value_name = "text|json")]
+    pub format: String,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    if !matches!(args.format.as_str(), "text" | "json") {
+        bail!("unknown format `{}` (text|json)", args.format);
+    }
+    let program = args.input.load()?;
+    let config = config(&args, &program)?;
+    let outcome = symbolic::verify(&program, &config)?;
+    if let (Some(path), Some(found)) = (&args.witness_out, outcome.violations.first()) {
+        let text = serde_json::to_string_pretty(&found.witness)?;
+        std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    if args.format == "json" {
+        println!("{}", serde_json::to_string(&to_json(&program, &outcome))?);
+    } else {
+        print!("{}", to_text(&outcome));
+    }
+    Ok(match outcome.verdict {
+        Verdict::Violation => ExitCode::from(1),
+        _ => ExitCode::SUCCESS,
+    })
+}
+
+fn config(args: &Args, program: &Program) -> Result<Config> {
+    let mut c = Config::default();
+    c.strategy = args.strategy;
+    c.slice = !args.no_slice;
+    c.unwind = args.unwind;
+    c.max_events = args.max_events;
+    c.timeout = args.timeout.map(Duration::from_secs_f64);
+    c.uninit = args.uninit;
+    c.all_violations = args.all;
+    c.summary_slots = args.summary_slots;
+    c.summary_size_bound = args.summary_bound;
+    c.program_name = args.input.file.display().to_string();
+    let mut checks = Checks::default();
+    for kind in &args.check {
+        match kind.as_str() {
+            "deadlock" => checks.deadlock = true,
+            "memory" => checks.memory = true,
+            other => bail!("unknown check `{other}` (deadlock|memory)"),
+        }
+    }
+    c.checks = checks;
+    if !args.target.is_empty() {
+        let mut targets = Vec::new();
+        for t in &args.target {
+            let (file, line) = t
+                .rsplit_once(':')
+                .with_context(|| format!("target `{t}` is not FILE:LINE"))?;
+            let line: u32 = line
+                .parse()
+                .with_context(|| format!("target `{t}`: `{line}` is not a line number"))?;
+            let Some(id) = program.find_file(file) else {
+                bail!("target `{t}`: `{file}` is not a file of the program");
+            };
+            targets.push((id, line));
+        }
+        c.targets = Some(targets);
+    }
+    Ok(c)
+}
+
+/// The reason a verdict is `unknown`: the most telling incomplete reason.
+fn reason(outcome: &Outcome) -> Option<String> {
+    if outcome.verdict != Verdict::Unknown {
+        return None;
+    }
+    let order = [
+        "timeout",
+        "unsupported",
+        "undefined-behaviour",
+        "assume-semantics",
+        "solver",
+        "unwind",
+        "max-events",
+    ];
+    let pick = order
+        .iter()
+        .find_map(|r| outcome.incomplete.iter().find(|i| i.reason == *r))
+        .or(outcome.incomplete.first())?;
+    Some(format!("{}: {}", pick.reason, pick.detail))
+}
+
+fn violation_json(program: &Program, f: &Found) -> Value {
+    json!({
+        "kind": f.kind,
+        "message": f.message,
+        "file": program.file_name(f.span.file),
+        "line": f.span.line,
+        "location": f.location,
+        "thread": f.thread,
+    })
+}
+
+fn to_json(program: &Program, o: &Outcome) -> Value {
+    let first = o.violations.first();
+    json!({
+        "verdict": o.verdict,
+        "reason": reason(o),
+        "violation": first.map(|f| violation_json(program, f)),
+        "witness": first.map(|f| serde_json::to_value(&f.witness).unwrap_or(Value::Null)),
+        "steps": first.map(|f| serde_json::to_value(&f.steps).unwrap_or(Value::Null)),
+        "violations": o.violations.iter().map(|f| violation_json(program, f)).collect::<Vec<_>>(),
+        "incomplete": o.incomplete,
+        "strategy": o.strategy.name(),
+        "stats": o.stats,
+    })
+}
+
+fn to_text(o: &Outcome) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    match o.verdict {
+        Verdict::Violation => {
+            for f in &o.violations {
+                let _ = writeln!(
+                    s,
+                    "VIOLATION: {} at {} (thread {})",
+                    f.message, f.location, f.thread
+                );
+                let inputs: Vec<String> = f
+                    .witness
+                    .inputs
+                    .iter()
+                    .map(|i| format!("{} {}", i.ty.0, i.value))
+                    .collect();
+                let shown = if inputs.is_empty() {
+                    "(none)".to_string()
+                } else {
+                    inputs.join(", ")
+                };
+                let _ = writeln!(s, "  inputs: {shown}");
+                let _ = writeln!(s, "  schedule ({} steps):", f.steps.len());
+                for (i, step) in f.steps.iter().enumerate() {
+                    let _ = writeln!(
+                        s,
+                        "    {:>4}. thread {}  {}  {}{}",
+                        i + 1,
+                        step.thread,
+                        step.stmt,
+                        step.location,
+                        if step.event == "statement" {
+                            String::new()
+                        } else {
+                            format!("  ({})", step.event)
+                        }
+                    );
+                }
+            }
+        }
+        Verdict::Safe => {
+            let _ = writeln!(
+                s,
+                "SAFE: no assertion can fail (search complete, no bound hit)"
+            );
+        }
+        Verdict::Unknown => {
+            let _ = writeln!(s, "UNKNOWN: {}", reason(o).unwrap_or_default());
+            for i in o.incomplete.iter().skip(1) {
+                let _ = writeln!(s, "  also {}: {}", i.reason, i.detail);
+            }
+        }
+    }
+    let st = &o.stats;
+    let _ = writeln!(
+        s,
+        "stats ({}): {} runs, {} partial runs, {} states, {} solver queries ({:.1} ms), {:.1} ms total",
+        o.strategy.name(),
+        st.runs,
+        st.partial_runs,
+        st.states,
+        st.solver_queries,
+        st.solver_time_ms,
+        st.time_ms
+    );
+    s
+}
