@@ -97,7 +97,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
     }
     if args.format == "json" {
-        let text = serde_json::to_string_pretty(&execution)? + "\n";
+        let mut json = serde_json::to_value(&execution)?;
+        // Spans name files by index into this list.
+        json["files"] = serde_json::to_value(&program.files)?;
+        let text = serde_json::to_string_pretty(&json)? + "\n";
         write_ignoring_broken_pipe(&mut std::io::stdout(), text.as_bytes())?;
     } else {
         write_ignoring_broken_pipe(&mut std::io::stdout(), &execution.output)?;

@@ -293,9 +293,10 @@ impl<'p> Machine<'p> {
                 let owner = *self.mutexes.get(&mutex)?;
                 (owner != t).then_some(Wait::Mutex { mutex, owner })
             }
-            Gate::Join(target) => match self.threads[target.index()].state {
+            // A thread that does not exist (yet) is a misuse, reported when the join runs.
+            Gate::Join(target) => match self.threads.get(usize::try_from(target).ok()?)?.state {
                 ThreadState::Finished { .. } | ThreadState::Joined => None,
-                _ => Some(Wait::Join(target)),
+                _ => Some(Wait::Join(ThreadId(target as u32))),
             },
         }
     }
@@ -318,11 +319,7 @@ impl<'p> Machine<'p> {
                 }
             }
             SyncOp::ThreadJoin { thread, .. } => match self.eval(t, thread) {
-                Value::Int(target)
-                    if target < self.threads.len() as u64 && target != u64::from(t.0) =>
-                {
-                    Gate::Join(ThreadId(target as u32))
-                }
+                Value::Int(target) if target != u64::from(t.0) => Gate::Join(target),
                 // Misuse, reported when the join executes.
                 _ => Gate::Open,
             },

@@ -67,8 +67,8 @@ pub(crate) enum Gate {
     Open,
     /// A lock of the mutex at this address.
     Lock(Addr),
-    /// A join of this (existing, other) thread.
-    Join(ThreadId),
+    /// A join of the thread with this id (another thread; it may not exist).
+    Join(u64),
 }
 
 /// Where a thread stands between steps.
@@ -246,7 +246,8 @@ impl<'p> Machine<'p> {
                     return Err(RuntimeError::MalformedIr(what));
                 }
             };
-            if cell.offset + cell.ty.bytes(self.dm) > o.size {
+            let end = cell.offset.checked_add(cell.ty.bytes(self.dm));
+            if end.is_none_or(|end| end > o.size) {
                 let what = format!(
                     "initializer cell at offset {} of `{}` is outside it",
                     cell.offset, o.name

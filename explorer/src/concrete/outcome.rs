@@ -49,6 +49,11 @@ impl Execution {
     }
 }
 
+/// A scalar type as the IR prints it: `i32`, `u8`, `ptr`.
+fn scalar_name<S: Serializer>(ty: &Scalar, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(ty)
+}
+
 fn lossy_text<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&String::from_utf8_lossy(bytes))
 }
@@ -221,6 +226,7 @@ pub enum EventKind {
 pub struct InputRecord {
     /// The value as the type reads it (sign-extended for signed types).
     pub value: i128,
+    #[serde(serialize_with = "scalar_name")]
     pub ty: Scalar,
     pub thread: ThreadId,
     pub stmt: StmtId,

@@ -74,7 +74,7 @@ impl<'p> Machine<'p> {
             at = match at {
                 Value::Ptr { obj, offset } => Value::Ptr {
                     obj,
-                    offset: offset + 1,
+                    offset: offset.wrapping_add(1),
                 },
                 other => other,
             };

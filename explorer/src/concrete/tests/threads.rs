@@ -503,3 +503,73 @@ fn unbounded_thread_creation_hits_the_thread_bound() {
     );
     assert_eq!(e.stats.threads, 1000);
 }
+
+#[test]
+fn joining_an_id_before_its_thread_exists_is_a_misuse_whenever_it_runs() {
+    // main joins id 1 (read from `h` before any thread exists), then creates thread 1.
+    let mut pb = ProgramBuilder::new();
+    let h = pb.global("h", 4);
+    let worker = pb.declare("worker", Some(PTR));
+    let main = pb.declare("main", Some(Scalar::I32));
+    pb.define(worker, &[PTR], |f| f.ret(Some(Operand::Null)));
+    pb.define(main, &[], |f| {
+        f.store(Scalar::U32, addr(h), Operand::int(1, Scalar::U32));
+        let id = f.load(Scalar::U32, addr(h));
+        f.line = 120;
+        f.sync(SyncOp::ThreadJoin {
+            thread: r(id),
+            result: Operand::Null,
+        });
+        f.create(h, worker, Operand::Null);
+        f.ret(Some(int(0)));
+    });
+    let v = assert_violation(
+        &run_default(&pb.finish(main)),
+        ViolationKind::JoinMisuse,
+        120,
+    );
+    assert_eq!(v.message, "join of thread 1, which does not exist");
+}
+
+#[test]
+fn a_join_of_an_id_created_later_waits_for_that_thread() {
+    // Thread 1 joins id 2, which does not exist until main's second create.
+    let mut pb = ProgramBuilder::new();
+    let (h1, h2) = (pb.global("h1", 4), pb.global("h2", 4));
+    let joiner = pb.declare("joiner", Some(PTR));
+    let idle = pb.declare("idle", Some(PTR));
+    let main = pb.declare("main", Some(Scalar::I32));
+    pb.define(joiner, &[PTR], |f| {
+        let two = Operand::int(2, Scalar::U32);
+        f.sync(SyncOp::ThreadJoin {
+            thread: two,
+            result: Operand::Null,
+        });
+        f.ret(Some(Operand::Null));
+    });
+    pb.define(idle, &[PTR], |f| f.ret(Some(Operand::Null)));
+    pb.define(main, &[], |f| {
+        f.create(h1, joiner, Operand::Null);
+        f.create(h2, idle, Operand::Null);
+        f.join(h1, Operand::Null);
+        f.ret(Some(int(0)));
+    });
+    let p = pb.finish(main);
+    let early = run_schedule(&p, &[0, 1]);
+    assert_eq!(
+        violation(&early).message,
+        "join of thread 2, which does not exist"
+    );
+    let err = run(
+        &p,
+        &RunConfig {
+            schedule: schedule(&[0, 0, 1]),
+            ..RunConfig::default()
+        },
+    );
+    assert!(
+        matches!(err, Err(RuntimeError::ScheduleDiverged { step: 2, .. })),
+        "{err:?}"
+    );
+    assert_completed(&run_schedule(&p, &[0, 0, 2, 1]), 0);
+}
