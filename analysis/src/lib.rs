@@ -9,6 +9,7 @@ pub mod facts;
 pub mod frontend;
 pub mod ir;
 pub mod lower;
+pub mod sarif;
 
 pub use frontend::{FrontendError, FrontendOptions};
 pub use ir::Program;

@@ -25,6 +25,11 @@ impl Lowerer<'_> {
                 Some(i128::from(self.size_of(&ty, t.span)?))
             }
             Expression::SizeOfVal(v) => {
+                if let Expression::Identifier(id) = &v.node.0.node {
+                    if let Some(Symbol::Vla { .. }) = self.lookup(&id.node.name) {
+                        return self.unsupported(v.span, "sizeof of a variable-length array");
+                    }
+                }
                 let ty = self.expr_type(&v.node.0)?;
                 Some(i128::from(self.size_of(&ty, v.span)?))
             }
@@ -193,7 +198,12 @@ impl Lowerer<'_> {
     /// `p + 1` with `p` such a constant, casts of these).
     fn const_address(&mut self, e: &Node<Expression>) -> LResult<Option<Operand>> {
         match &e.node {
-            Expression::Cast(c) => self.const_address(&c.node.expression),
+            Expression::Cast(c) => match self.const_int(&c.node.expression)? {
+                // `(void *)0`: the null pointer constant.
+                Some(0) => Ok(Some(Operand::Null)),
+                Some(_) => Ok(None),
+                None => self.const_address(&c.node.expression),
+            },
             Expression::Identifier(id) => Ok(match self.lookup(&id.node.name).cloned() {
                 Some(Symbol::Function { id, .. }) => Some(Operand::Func(id)),
                 Some(Symbol::Object {

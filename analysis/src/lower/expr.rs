@@ -851,6 +851,19 @@ impl FnBuilder<'_, '_> {
             return self.l.invalid(e.span, "incompatible struct types");
         }
         match &e.node {
+            // `x = (y = z)`: the inner assignment, then `y`.
+            Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Assign => {
+                self.struct_assign(b)?;
+                self.aggregate_address(&b.node.lhs, ty)
+            }
+            // `x = (a, y)`
+            Expression::Comma(es) => {
+                let (last, init) = es.split_last().expect("comma has operands");
+                for x in init {
+                    self.discard(x)?;
+                }
+                self.aggregate_address(last, ty)
+            }
             Expression::Call(_) => self.l.unsupported(e.span, "function returning a struct"),
             Expression::Conditional(_) => self
                 .l

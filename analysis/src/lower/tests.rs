@@ -276,3 +276,17 @@ fn thread_local_globals_are_marked() {
     assert_eq!(kind("tl"), ObjectKind::ThreadLocal);
     assert_eq!(kind("g"), ObjectKind::Global);
 }
+
+#[test]
+fn null_pointer_constants_and_struct_assignment_chains() {
+    let p = lower_ok(
+        "struct S { int a; int *p; } x, y, z;\nint *q = (void *)0;\nint main() { x = (y = z); x = (y, z); return 0; }",
+    );
+    let q = p.objects.iter().find(|o| o.name == "q").unwrap();
+    assert!(q.init.is_empty(), "null is the zero default");
+    let e = error_of("int main(int n) {\n  int a[n];\n  return sizeof a;\n}");
+    assert!(
+        e.contains("t.c:3: unsupported: sizeof of a variable-length array"),
+        "{e}"
+    );
+}
