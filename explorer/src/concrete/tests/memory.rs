@@ -308,3 +308,37 @@ fn static_initializers_may_point_to_other_objects() {
     });
     assert_completed(&run_default(&p), i64::from(b'k'));
 }
+
+#[test]
+fn printf_of_an_unterminated_string_reads_out_of_bounds() {
+    let p = program(|pb, main| {
+        let buf = pb.global("buf", 2);
+        pb.init(
+            buf,
+            0,
+            Scalar::I8,
+            Operand::int(i128::from(b'o'), Scalar::I8),
+        );
+        pb.init(
+            buf,
+            1,
+            Scalar::I8,
+            Operand::int(i128::from(b'k'), Scalar::I8),
+        );
+        pb.define(main, &[], |f| {
+            f.line = 70;
+            f.print(
+                vec![FormatPiece::Conv {
+                    conv: 's',
+                    arg: Scalar::Ptr,
+                }],
+                vec![addr(buf)],
+            );
+            f.ret(Some(int(0)));
+        })
+    });
+    let e = run_default(&p);
+    let v = assert_violation(&e, ViolationKind::OutOfBounds, 70);
+    assert!(v.message.contains("offset 2 of `buf`"), "{}", v.message);
+    assert!(e.output.is_empty(), "a failed printf prints nothing");
+}

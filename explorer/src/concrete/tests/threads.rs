@@ -573,3 +573,21 @@ fn a_join_of_an_id_created_later_waits_for_that_thread() {
     );
     assert_completed(&run_schedule(&p, &[0, 0, 2, 1]), 0);
 }
+
+#[test]
+fn witnesses_are_checked_before_replay() {
+    let p = counter_program(false);
+    let e = run_default(&p);
+    let good = Witness::from_execution("counter.c", &p, &RunConfig::default(), &e);
+    assert_eq!(replay(&p, &good).unwrap().outcome, e.outcome);
+    let mut lp64 = good.clone();
+    lp64.data_model = "lp64".into();
+    let mut future = good.clone();
+    future.version = crate::concrete::WITNESS_VERSION + 1;
+    let mut foreign = good;
+    foreign.format = "svcomp".into();
+    for bad in [lp64, future, foreign] {
+        let err = replay(&p, &bad).unwrap_err();
+        assert!(matches!(err, RuntimeError::Witness(_)), "{err}");
+    }
+}
