@@ -41,6 +41,10 @@ enum Command {
     Slice(cmd::slice::Args),
     /// Change impact: what changed lines may affect and what may affect them.
     Impact(cmd::impact::Args),
+    /// Confirm or refute targets fast: abstraction-guided symbolic execution.
+    Hunt(cmd::hunt::Args),
+    /// agx's static warnings (data races, lock-order inversions, assertions) as SARIF.
+    Warnings(cmd::warnings::Args),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +59,8 @@ fn main() -> ExitCode {
         Command::Rules(args) => cmd::rules::run(args),
         Command::Slice(args) => cmd::slice::run(args),
         Command::Impact(args) => cmd::impact::run(args),
+        Command::Hunt(args) => cmd::hunt::run(args),
+        Command::Warnings(args) => cmd::warnings::run(args),
     };
     match result {
         Ok(code) => code,

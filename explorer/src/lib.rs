@@ -6,3 +6,4 @@
 
 pub mod concrete;
 pub mod symbolic;
+pub mod guided;

@@ -25,9 +25,11 @@ pub mod control_dep;
 pub mod data_dep;
 pub mod dependence;
 pub mod happens_before;
+pub mod lock_order;
 pub mod locks;
 pub mod points_to;
 pub mod points_to_crepe;
+pub mod races;
 pub mod slice;
 pub mod slice_crepe;
 

@@ -2,11 +2,13 @@
 
 pub mod bench;
 pub mod common;
-pub mod ir;
-pub mod run;
-pub mod svcomp;
 pub mod facts;
+pub mod hunt;
 pub mod impact;
+pub mod ir;
 pub mod rules;
+pub mod run;
 pub mod slice;
+pub mod svcomp;
 pub mod verify;
+pub mod warnings;

@@ -1,0 +1,539 @@
+//! One trial: the guided symbolic execution of Fig. 4 along one abstract trace set, with
+//! refinement (Fig. 5) and restarts from the initial state.
+//!
+//! ```text
+//! current := best successor of the initial state; backtrack := the others
+//! loop:
+//!   goal_state(current)                          → replay the witness: CONFIRMED
+//!   end state or depth bound                     → current := pop(backtrack)
+//!   successors := every enabled thread's step (each side of a data fork a successor)
+//!   a step meets a reach goal                    → replay the witness: CONFIRMED
+//!   rank by (h1, h2); s' := best; push the others (best last popped first... in order)
+//!   s' left a trace's head branch by the wrong side and refinements remain
+//!                                                → refine, current := initial state
+//!   current := s'
+//! ```
+//! Backtrack points are never dropped (a refinement pushes the wrong-side state too), so
+//! a trial that empties its stack with no bound hit has seen every schedule and input.
+
+use super::distance::{Icfg, FAR};
+use super::goal::{confirm_node, confirm_reach, node_goal, witness};
+use super::progress::{Progress, TraceSet, WrongSide};
+use super::refine::{Refinement, Refiner};
+use super::step::{block_start, exec_one, pending_stmt, PathCond};
+use super::visited::fingerprint;
+use super::{Abstraction, Config, Evidence, Goal, GoalKind};
+use crate::symbolic::engine::{End, Engine, SideNext, StepCtx};
+use crate::symbolic::run::Flow;
+use crate::symbolic::state::{State, Tid};
+use analysis::ir::{Program, StmtId};
+use rustc_hash::FxHashSet;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// A search state: a scheduling node with its path condition and trace progress.
+struct Node {
+    st: State,
+    path: PathCond,
+    prog: Progress,
+    /// The step that produced this node left a trace's head branch by the wrong side.
+    wrong: Option<WrongSide>,
+    /// The restart (generation) the node belongs to.
+    gen: u32,
+}
+
+/// A step in progress (one per fork side).
+struct Partial {
+    st: State,
+    path: PathCond,
+    prog: Progress,
+    k: StepCtx,
+    cur: Tid,
+    wrong: Option<WrongSide>,
+    statements: u64,
+}
+
+/// How a trial ended.
+#[derive(Debug)]
+pub enum TrialEnd {
+    Confirmed(Box<Evidence>),
+    /// No backtrack point left. `complete`: no bound, solver failure or unsupported
+    /// construct cut any path, so every schedule and input was explored.
+    Exhausted {
+        complete: bool,
+    },
+    /// A budget (states, time) ran out.
+    Stopped(String),
+    /// Another trial confirmed the goal first.
+    Cancelled,
+}
+
+/// The result of one trial.
+#[derive(Debug)]
+pub struct TrialResult {
+    pub end: TrialEnd,
+    /// Why the search was incomplete, first occurrence per reason.
+    pub incomplete: Vec<(String, String)>,
+    pub states: u64,
+    pub refinements: Vec<Refinement>,
+    /// A refinement was wanted but the bound was reached (or no definition had a trace).
+    pub refinements_exhausted: bool,
+    pub initial_traces: Vec<Vec<StmtId>>,
+    pub final_traces: Vec<Vec<StmtId>>,
+    pub solver_queries: u64,
+}
+
+/// Everything one trial shares across its states.
+pub struct Trial<'a> {
+    prog: &'a Program,
+    goal: &'a Goal,
+    cfg: &'a Config,
+    e: Engine<'a>,
+    icfg: Icfg,
+    refiner: Refiner<'a>,
+    goal_stmts: FxHashSet<StmtId>,
+    cancel: &'a AtomicBool,
+    deadline: Instant,
+    states: u64,
+    refinements: Vec<Refinement>,
+    refinements_exhausted: bool,
+    incomplete: Vec<(String, String)>,
+    final_traces: Vec<Vec<StmtId>>,
+    /// Fingerprints of the states generated, per generation: each restart searches
+    /// afresh, and a state met again within one generation is not explored twice.
+    visited: FxHashSet<(u128, u32)>,
+    generation: u32,
+    /// States dropped because their generation had already met them.
+    pub revisits: u64,
+}
+
+/// What a step produced.
+enum Produced {
+    Nodes(Vec<Node>),
+    Confirmed(Box<Evidence>),
+}
+
+impl<'a> Trial<'a> {
+    pub fn new(
+        prog: &'a Program,
+        goal: &'a Goal,
+        abs: &'a dyn Abstraction,
+        cfg: &'a Config,
+        engine: Engine<'a>,
+        cancel: &'a AtomicBool,
+        deadline: Instant,
+    ) -> Trial<'a> {
+        Trial {
+            prog,
+            goal,
+            cfg,
+            e: engine,
+            icfg: Icfg::new(prog),
+            refiner: Refiner::new(prog, abs, goal.stmts()),
+            goal_stmts: goal.stmts().into_iter().collect(),
+            cancel,
+            deadline,
+            states: 0,
+            refinements: Vec::new(),
+            refinements_exhausted: false,
+            incomplete: Vec::new(),
+            final_traces: Vec::new(),
+            visited: FxHashSet::default(),
+            generation: 0,
+            revisits: 0,
+        }
+    }
+
+    fn note(&mut self, reason: &str, detail: String) {
+        if !self.incomplete.iter().any(|(r, _)| r == reason) {
+            self.incomplete.push((reason.to_string(), detail));
+        }
+    }
+
+    /// Runs the trial along `traces`.
+    pub fn run(mut self, traces: Vec<Vec<StmtId>>) -> TrialResult {
+        let end = self.search(traces.clone());
+        TrialResult {
+            end,
+            incomplete: self.incomplete,
+            states: self.states,
+            refinements: self.refinements,
+            refinements_exhausted: self.refinements_exhausted,
+            initial_traces: traces,
+            final_traces: self.final_traces,
+            solver_queries: self.e.smt.stats.queries,
+        }
+    }
+
+    fn search(&mut self, traces: Vec<Vec<StmtId>>) -> TrialEnd {
+        let set = Rc::new(TraceSet::new(self.prog, &self.icfg, traces));
+        self.final_traces = set.traces.clone();
+        let mut stack: Vec<Node> = Vec::new();
+        let mut current = match self.restart(set, &mut stack) {
+            Ok(c) => c,
+            Err(end) => return end,
+        };
+        loop {
+            let Some(node) = current.take().or_else(|| stack.pop()) else {
+                return TrialEnd::Exhausted {
+                    complete: self.incomplete.is_empty(),
+                };
+            };
+            if self.cancel.load(Ordering::Relaxed) {
+                return TrialEnd::Cancelled;
+            }
+            if let Some(why) = self.out_of_budget() {
+                return TrialEnd::Stopped(why);
+            }
+            if let Some(threads) = node_goal(&self.e, &node.st, self.goal) {
+                match confirm_node(&self.e, self.goal, &node.path, &threads) {
+                    Ok(ev) => return TrialEnd::Confirmed(Box::new(ev)),
+                    Err(why) => self.note("replay", why),
+                }
+            }
+            if node.path.trace.len() as u64 >= self.cfg.max_depth {
+                let detail = format!(
+                    "a path reached the depth bound of {} steps",
+                    self.cfg.max_depth
+                );
+                self.note("depth", detail);
+                continue;
+            }
+            let mut succs = match self.expand(&node) {
+                Produced::Confirmed(ev) => return TrialEnd::Confirmed(ev),
+                Produced::Nodes(n) => n,
+            };
+            if succs.is_empty() {
+                continue;
+            }
+            let mut ranked: Vec<((usize, u32), Node)> =
+                succs.drain(..).map(|n| (self.rank(&n), n)).collect();
+            ranked.sort_by_key(|(r, _)| *r);
+            let mut ranked = ranked.into_iter().map(|(_, n)| n);
+            let best = ranked.next().expect("non-empty");
+            let others: Vec<Node> = ranked.collect();
+            stack.extend(others.into_iter().rev());
+            match best.wrong {
+                Some(wrong) => match self.try_refine(&best, wrong) {
+                    Some(set) => {
+                        stack.push(best);
+                        current = match self.restart(set, &mut stack) {
+                            Ok(c) => c,
+                            Err(end) => return end,
+                        };
+                    }
+                    None => current = Some(best),
+                },
+                None => current = Some(best),
+            }
+        }
+    }
+
+    fn out_of_budget(&self) -> Option<String> {
+        if self.states >= self.cfg.max_states {
+            return Some(format!("state bound of {} reached", self.cfg.max_states));
+        }
+        if Instant::now() >= self.deadline {
+            return Some(format!(
+                "time bound of {:.1} s reached",
+                self.cfg.timeout.as_secs_f64()
+            ));
+        }
+        None
+    }
+
+    /// The initial state's successors (`main`'s code up to its first visible event):
+    /// the best becomes current, the others go on the stack.
+    fn restart(
+        &mut self,
+        set: Rc<TraceSet>,
+        stack: &mut Vec<Node>,
+    ) -> Result<Option<Node>, TrialEnd> {
+        let st = match self.e.initial_state() {
+            Ok(st) => st,
+            Err(err) => {
+                self.note("unsupported", err.to_string());
+                return Err(TrialEnd::Exhausted { complete: false });
+            }
+        };
+        self.generation += 1;
+        let root = Node {
+            st,
+            path: PathCond::default(),
+            prog: Progress::new(set),
+            wrong: None,
+            gen: self.generation,
+        };
+        let mut succs = match self.step(&root, 0, StepCtx::initial()) {
+            Produced::Confirmed(ev) => return Err(TrialEnd::Confirmed(ev)),
+            Produced::Nodes(n) => n,
+        };
+        succs.sort_by_cached_key(|n| self.rank(n));
+        let mut it = succs.into_iter();
+        let best = it.next();
+        let rest: Vec<Node> = it.collect();
+        stack.extend(rest.into_iter().rev());
+        Ok(best)
+    }
+
+    fn try_refine(&mut self, best: &Node, wrong: WrongSide) -> Option<Rc<TraceSet>> {
+        if self.refinements.len() as u32 >= self.cfg.max_refinements {
+            self.refinements_exhausted = true;
+            return None;
+        }
+        let ran: FxHashSet<StmtId> = best.path.trace.iter().map(|t| t.stmt).collect();
+        let refined = self.refiner.refine(
+            &mut self.icfg,
+            &best.prog.set,
+            &best.prog.cursor,
+            wrong,
+            &ran,
+        );
+        let Some((traces, note)) = refined else {
+            self.refinements_exhausted = true;
+            return None;
+        };
+        if traces == best.prog.set.traces {
+            // The definition is already on the trace and needs to run only once:
+            // restarting along the same traces would only repeat the failed search.
+            self.refinements_exhausted = true;
+            return None;
+        }
+        self.refinements.push(note);
+        self.final_traces = traces.clone();
+        Some(Rc::new(TraceSet::new(self.prog, &self.icfg, traces)))
+    }
+
+    /// `(h1, h2)` of a node: abstract locations left, then the distance of the nearest
+    /// thread to each trace's next location (and, for goals where threads must stand at
+    /// the locations, of distinct threads to the goal locations).
+    fn rank(&mut self, n: &Node) -> (usize, u32) {
+        let h1 = n.prog.remaining();
+        let positions: Vec<StmtId> = (0..n.st.threads.len())
+            .filter(|&t| n.st.is_live(t))
+            .filter_map(|t| pending_stmt(&self.e, &n.st, t))
+            .collect();
+        let mut h2: u32 = 0;
+        let heads: Vec<StmtId> = n.prog.heads().map(|(_, s)| s).collect();
+        for head in heads {
+            let d = positions
+                .iter()
+                .map(|&p| self.icfg.distance(p, head))
+                .min()
+                .unwrap_or(FAR);
+            h2 = h2.saturating_add(d);
+        }
+        if self.goal.kind.at_node() {
+            let mut used = vec![false; positions.len()];
+            for loc in &self.goal.locations {
+                let best = positions
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| !used[*i])
+                    .map(|(i, &p)| {
+                        let d = loc
+                            .stmts
+                            .iter()
+                            .map(|&s| self.icfg.distance(p, s))
+                            .min()
+                            .unwrap_or(FAR);
+                        (d, i)
+                    })
+                    .min();
+                if let Some((d, i)) = best {
+                    used[i] = true;
+                    h2 = h2.saturating_add(d);
+                } else {
+                    h2 = h2.saturating_add(FAR);
+                }
+            }
+        }
+        (h1, h2)
+    }
+
+    /// Every enabled thread's step from `node`.
+    fn expand(&mut self, node: &Node) -> Produced {
+        let enabled = self.e.enabled_threads(&node.st);
+        let mut out = Vec::new();
+        for t in enabled {
+            match self.step(node, t, StepCtx::of(t)) {
+                Produced::Confirmed(ev) => return Produced::Confirmed(ev),
+                Produced::Nodes(n) => out.extend(n),
+            }
+        }
+        Produced::Nodes(out)
+    }
+
+    /// Runs one step of thread `t` from `node`: every feasible side of every fork.
+    fn step(&mut self, node: &Node, t: Tid, k: StepCtx) -> Produced {
+        let gen = node.gen;
+        let mut work = vec![Partial {
+            st: node.st.clone(),
+            path: node.path.clone(),
+            prog: node.prog.clone(),
+            k,
+            cur: t,
+            wrong: None,
+            statements: 0,
+        }];
+        let mut out = Vec::new();
+        while let Some(p) = work.pop() {
+            p.path.install(&mut self.e);
+            if let Some(ev) = self.advance(p, gen, &mut work, &mut out) {
+                return Produced::Confirmed(ev);
+            }
+        }
+        let fresh: Vec<Node> = out
+            .into_iter()
+            .filter(|n| self.visited.insert((fingerprint(&n.st, &n.path), n.gen)))
+            .collect();
+        self.states += fresh.len() as u64;
+        Produced::Nodes(fresh)
+    }
+
+    /// Drives a partial step until it reaches the next node, forks, or ends the run.
+    fn advance(
+        &mut self,
+        mut p: Partial,
+        gen: u32,
+        work: &mut Vec<Partial>,
+        out: &mut Vec<Node>,
+    ) -> Option<Box<Evidence>> {
+        loop {
+            if p.statements > self.cfg.max_step_statements {
+                let detail = format!(
+                    "a step ran more than {} statements without a visible event",
+                    self.cfg.max_step_statements
+                );
+                self.note("step-statements", detail);
+                return None;
+            }
+            if self.e.trace.len() as u64 > self.cfg.max_depth {
+                let detail = format!(
+                    "a path reached the depth bound of {} steps",
+                    self.cfg.max_depth
+                );
+                self.note("depth", detail);
+                return None;
+            }
+            p.statements += 1;
+            let d = exec_one(&mut self.e, &mut p.st, p.cur, &mut p.k);
+            let checks = d.ran.map(|s| p.prog.on_exec(s)).unwrap_or_default();
+            if let Some(s) = d
+                .ran
+                .filter(|s| self.goal.kind == GoalKind::Reach && self.goal_stmts.contains(s))
+            {
+                if let Some(ev) = self.reach_goal(&p, s, &d.flow) {
+                    return Some(ev);
+                }
+            }
+            match d.flow {
+                Flow::Next => resolve(&self.e, &mut p, &checks),
+                Flow::Switch(c) => p.cur = c,
+                Flow::Park => match p.k.resume.pop() {
+                    Some(c) => p.cur = c,
+                    None => {
+                        out.push(Node {
+                            st: p.st,
+                            path: PathCond::capture(&self.e),
+                            prog: p.prog,
+                            wrong: p.wrong,
+                            gen,
+                        });
+                        return None;
+                    }
+                },
+                Flow::End(end) => {
+                    self.run_end(&end);
+                    return None;
+                }
+                Flow::Fork(sides) => {
+                    let base = PathCond::capture(&self.e);
+                    for side in sides {
+                        match self.e.feasible(side.guard) {
+                            Some(true) => {}
+                            Some(false) => continue,
+                            None => {
+                                self.note(
+                                    "solver",
+                                    "the solver gave up on a path condition".into(),
+                                );
+                                continue;
+                            }
+                        }
+                        let mut path = base.clone();
+                        path.model = self.e.model.clone();
+                        path.assume(&self.e, side.guard, side.pin);
+                        match side.next {
+                            SideNext::Continue(st) => {
+                                let mut q = Partial {
+                                    st,
+                                    path,
+                                    prog: p.prog.clone(),
+                                    k: p.k.clone(),
+                                    cur: p.cur,
+                                    wrong: p.wrong,
+                                    statements: p.statements,
+                                };
+                                resolve(&self.e, &mut q, &checks);
+                                work.push(q);
+                            }
+                            SideNext::End(_, end) => self.run_end(&end),
+                        }
+                    }
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// A reach goal's statement ran: build and replay the witness.
+    fn reach_goal(&mut self, p: &Partial, s: StmtId, flow: &Flow) -> Option<Box<Evidence>> {
+        // An error site is met when it ends the run (the dispatch returned its violation).
+        if !matches!(
+            flow,
+            Flow::End(End::Violation { .. }) | Flow::Next | Flow::Park | Flow::Switch(_)
+        ) {
+            return None;
+        }
+        let path = PathCond::capture(&self.e);
+        let w = witness(&self.e, &path, &[]);
+        match confirm_reach(self.prog, w, &path, p.cur, s) {
+            Ok(ev) => Some(Box::new(ev)),
+            Err(why) => {
+                self.note("replay", why);
+                None
+            }
+        }
+    }
+
+    /// A run ended inside a step; note what makes the search incomplete.
+    fn run_end(&mut self, end: &End) {
+        match end {
+            End::Completed | End::Aborted | End::Violation { .. } | End::Deadlock { .. } => {}
+            End::AssumeFalse { gap } => {
+                if let Some(what) = gap {
+                    self.note("assume-semantics", what.clone());
+                }
+            }
+            End::Unsupported(what) => self.note("unsupported", what.clone()),
+            End::Bound(reason, detail) => self.note(reason, detail.clone()),
+        }
+    }
+}
+
+/// Resolves pending branch checks of a partial step against the block its thread is in.
+fn resolve(e: &Engine<'_>, p: &mut Partial, checks: &[usize]) {
+    if checks.is_empty() {
+        return;
+    }
+    let Some(side) = block_start(e, &p.st, p.cur) else {
+        return;
+    };
+    for &i in checks {
+        if let Err(w) = p.prog.resolve(i, side) {
+            p.wrong.get_or_insert(w);
+        }
+    }
+}

@@ -1,0 +1,389 @@
+//! Independent trials, one per abstract trace set, run in parallel; the verdict.
+//!
+//! Trials run on a rayon pool of [`Config::jobs`] workers. Z3 contexts are per OS thread
+//! (z3 0.22), so each trial builds its own engine, term pool and solver on its worker,
+//! and only plain data (the result, the witness) crosses threads. The first trial to
+//! confirm the goal (or to explore everything) raises a flag the others poll at every
+//! state.
+//!
+//! With no confirmation: a trial that explored everything refutes the goal; otherwise,
+//! for an error-site or deadlock goal, the exhaustive `dpor+ag` search of
+//! [`crate::symbolic`] on the caller's slice decides (REFUTED when it finishes with no
+//! bound hit, CONFIRMED when it finds the goal), within what is left of the time budget.
+
+use super::goal::confirm_found;
+use super::search::{Trial, TrialEnd, TrialResult};
+use super::trace::{trace_sets, Ranked};
+use super::{Abstraction, Config, FoundBy, Goal, GoalKind, Hunt, HuntError, Stats, Verdict};
+use crate::symbolic::{self, engine::Engine, Strategy};
+use analysis::ir::{Program, StmtRef, TermKind};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Stack of each worker: the engine's term and solver code recurses on term depth.
+const WORKER_STACK: usize = 256 << 20;
+
+/// Hunts one goal: CONFIRMED with a replayed witness, REFUTED, or UNKNOWN with a reason.
+pub fn hunt(
+    prog: &Program,
+    goal: &Goal,
+    abs: &dyn Abstraction,
+    cfg: &Config,
+) -> Result<Hunt, HuntError> {
+    let started = Instant::now();
+    let deadline = started + cfg.timeout;
+    let system = abs.system(&goal.stmts());
+    let mut per_location: Vec<Vec<Ranked>> = Vec::new();
+    for loc in &goal.locations {
+        let mut traces = system.traces_to(&loc.stmts, cfg.max_traces.max(1));
+        if traces.is_empty() {
+            let reason = format!(
+                "statically unreachable: no abstract trace leads from the start of main to {}",
+                loc.label
+            );
+            return Ok(static_refutation(reason, started));
+        }
+        if goal.kind.at_node() {
+            // Threads must stand at the location, not run it: the trace stops before it.
+            for r in &mut traces {
+                r.trace.pop();
+            }
+        }
+        per_location.push(traces);
+    }
+    let sets = trace_sets(&per_location, cfg.max_trace_sets.max(1));
+    let results = run_trials(prog, goal, abs, cfg, &sets, deadline)?;
+    let mut stats = Stats {
+        trace_sets: sets.len(),
+        trace_sets_tried: results
+            .iter()
+            .filter(|r| !matches!(r.1.end, TrialEnd::Cancelled))
+            .count(),
+        states: results.iter().map(|r| r.1.states).sum(),
+        solver_queries: results.iter().map(|r| r.1.solver_queries).sum(),
+        ..Stats::default()
+    };
+    let decided = decide(prog, goal, cfg, &results, &mut stats, deadline);
+    stats.time_ms = started.elapsed().as_secs_f64() * 1000.0;
+    Ok(Hunt { stats, ..decided })
+}
+
+fn static_refutation(reason: String, started: Instant) -> Hunt {
+    Hunt {
+        verdict: Verdict::Refuted,
+        found_by: Some(FoundBy::Static),
+        reason: Some(reason),
+        evidence: None,
+        initial_traces: Vec::new(),
+        final_traces: Vec::new(),
+        refinements: Vec::new(),
+        stats: Stats {
+            time_ms: started.elapsed().as_secs_f64() * 1000.0,
+            ..Stats::default()
+        },
+    }
+}
+
+/// `(index of the trace set, result)` for every trial, in trace-set order.
+fn run_trials(
+    prog: &Program,
+    goal: &Goal,
+    abs: &dyn Abstraction,
+    cfg: &Config,
+    sets: &[super::trace::TraceSetChoice],
+    deadline: Instant,
+) -> Result<Vec<(usize, TrialResult)>, HuntError> {
+    let cancel = AtomicBool::new(false);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(cfg.jobs.max(1))
+        .stack_size(WORKER_STACK)
+        .thread_name(|i| format!("agx-hunt-{i}"))
+        .build()
+        .map_err(|e| HuntError::Workers(e.to_string()))?;
+    let one = |i: usize| -> Result<(usize, TrialResult), HuntError> {
+        let sym = engine_config(cfg);
+        let engine = Engine::new(prog, &sym).map_err(|e| HuntError::Program(e.to_string()))?;
+        if cancel.load(Ordering::Relaxed) {
+            return Ok((i, cancelled(&sets[i].traces)));
+        }
+        let trial = Trial::new(prog, goal, abs, cfg, engine, &cancel, deadline);
+        let result = trial.run(sets[i].traces.clone());
+        if decisive(&result.end) {
+            cancel.store(true, Ordering::Relaxed);
+        }
+        Ok((i, result))
+    };
+    pool.install(|| {
+        if cfg.jobs <= 1 {
+            // In rank order, stopping at the first confirmation: deterministic.
+            let mut out = Vec::new();
+            for i in 0..sets.len() {
+                let r = one(i)?;
+                let done = decisive(&r.1.end);
+                out.push(r);
+                if done || Instant::now() >= deadline {
+                    break;
+                }
+            }
+            Ok(out)
+        } else {
+            (0..sets.len()).into_par_iter().map(one).collect()
+        }
+    })
+}
+
+/// A trial that confirmed the goal, or explored everything: the other trials cannot
+/// change the verdict.
+fn decisive(end: &TrialEnd) -> bool {
+    matches!(
+        end,
+        TrialEnd::Confirmed(_) | TrialEnd::Exhausted { complete: true }
+    )
+}
+
+fn cancelled(traces: &[Vec<analysis::ir::StmtId>]) -> TrialResult {
+    TrialResult {
+        end: TrialEnd::Cancelled,
+        incomplete: Vec::new(),
+        states: 0,
+        refinements: Vec::new(),
+        refinements_exhausted: false,
+        initial_traces: traces.to_vec(),
+        final_traces: traces.to_vec(),
+        solver_queries: 0,
+    }
+}
+
+/// The engine configuration of a trial: the guided search drives the engine's steps
+/// itself, so the engine's own search strategy and summaries stay off.
+fn engine_config(cfg: &Config) -> symbolic::Config {
+    symbolic::Config {
+        strategy: Strategy::Baseline,
+        slice: false,
+        unwind: cfg.unwind,
+        max_events: cfg.max_depth,
+        query_timeout: cfg.query_timeout,
+        uninit: cfg.uninit,
+        program_name: cfg.program_name.clone(),
+        ..symbolic::Config::default()
+    }
+}
+
+fn decide(
+    prog: &Program,
+    goal: &Goal,
+    cfg: &Config,
+    results: &[(usize, TrialResult)],
+    stats: &mut Stats,
+    deadline: Instant,
+) -> Hunt {
+    if let Some((_, r)) = results
+        .iter()
+        .find(|r| matches!(r.1.end, TrialEnd::Confirmed(_)))
+    {
+        let TrialEnd::Confirmed(ev) = &r.end else {
+            unreachable!("found as confirmed")
+        };
+        fill_trial_stats(stats, r);
+        return Hunt {
+            verdict: Verdict::Confirmed,
+            found_by: Some(FoundBy::Guided),
+            reason: None,
+            evidence: Some((**ev).clone()),
+            initial_traces: r.initial_traces.clone(),
+            final_traces: r.final_traces.clone(),
+            refinements: r.refinements.clone(),
+            stats: stats.clone(),
+        };
+    }
+    let main = results
+        .iter()
+        .max_by_key(|r| (r.1.refinements.len(), r.1.states))
+        .map(|r| &r.1);
+    if let Some(r) = main {
+        fill_trial_stats(stats, r);
+    }
+    let traces = |r: Option<&TrialResult>| {
+        (
+            r.map(|r| r.initial_traces.clone()).unwrap_or_default(),
+            r.map(|r| r.final_traces.clone()).unwrap_or_default(),
+        )
+    };
+    if let Some((i, r)) = results
+        .iter()
+        .find(|r| matches!(r.1.end, TrialEnd::Exhausted { complete: true }))
+    {
+        fill_trial_stats(stats, r);
+        return Hunt {
+            verdict: Verdict::Refuted,
+            found_by: Some(FoundBy::Guided),
+            reason: Some(format!(
+                "trial {} explored every schedule and input ({} states) without meeting the goal",
+                i + 1,
+                r.states
+            )),
+            evidence: None,
+            initial_traces: r.initial_traces.clone(),
+            final_traces: r.final_traces.clone(),
+            refinements: r.refinements.clone(),
+            stats: stats.clone(),
+        };
+    }
+    let guided_reason = unknown_reason(cfg, results);
+    let (initial_traces, final_traces) = traces(main);
+    let refinements = main.map(|r| r.refinements.clone()).unwrap_or_default();
+    let unknown = |reason: String, stats: &Stats| Hunt {
+        verdict: Verdict::Unknown,
+        found_by: None,
+        reason: Some(reason),
+        evidence: None,
+        initial_traces: initial_traces.clone(),
+        final_traces: final_traces.clone(),
+        refinements: refinements.clone(),
+        stats: stats.clone(),
+    };
+    let exhaustive_applies = match goal.kind {
+        GoalKind::Reach => goal.locations[0]
+            .stmts
+            .iter()
+            .any(|&s| is_error_site(prog, s)),
+        GoalKind::Deadlock => true,
+        _ => false,
+    };
+    let left = deadline.saturating_duration_since(Instant::now());
+    if !cfg.refute || !exhaustive_applies || left.is_zero() {
+        return unknown(guided_reason, stats);
+    }
+    match exhaustive(prog, goal, cfg, left) {
+        Err(why) => unknown(
+            format!("{guided_reason}; the exhaustive search failed: {why}"),
+            stats,
+        ),
+        Ok(out) => {
+            stats.exhaustive_states = out.stats.states;
+            stats.states += out.stats.states;
+            match out.verdict {
+                symbolic::Verdict::Safe => Hunt {
+                    verdict: Verdict::Refuted,
+                    found_by: Some(FoundBy::Exhaustive),
+                    reason: Some(format!(
+                        "the exhaustive dpor+ag search on the slice finished ({} states, no bound hit) without reaching it",
+                        out.stats.states
+                    )),
+                    ..unknown(String::new(), stats)
+                },
+                symbolic::Verdict::Violation => {
+                    let found = out.violations.first().map(|f| confirm_found(prog, goal, f.witness.clone()));
+                    match found {
+                        Some(Ok(ev)) => Hunt {
+                            verdict: Verdict::Confirmed,
+                            found_by: Some(FoundBy::Exhaustive),
+                            reason: None,
+                            evidence: Some(ev),
+                            ..unknown(String::new(), stats)
+                        },
+                        Some(Err(why)) => unknown(format!("{guided_reason}; the exhaustive search: {why}"), stats),
+                        None => unknown(guided_reason, stats),
+                    }
+                }
+                symbolic::Verdict::Unknown => {
+                    let why: Vec<String> = out
+                        .incomplete
+                        .iter()
+                        .map(|i| format!("{}: {}", i.reason, i.detail))
+                        .collect();
+                    unknown(format!("{guided_reason}; the exhaustive search is incomplete ({})", why.join("; ")), stats)
+                }
+            }
+        }
+    }
+}
+
+fn fill_trial_stats(stats: &mut Stats, r: &TrialResult) {
+    stats.states_decisive = r.states;
+    stats.refinements = r.refinements.len() as u32;
+    stats.trace_length = r.initial_traces.iter().map(Vec::len).sum();
+}
+
+fn is_error_site(prog: &Program, s: analysis::ir::StmtId) -> bool {
+    matches!(prog.stmt(s), StmtRef::Term(t) if matches!(t.kind, TermKind::Error(_)))
+}
+
+/// Why no trial decided, in words: the bound or the exhausted refinements.
+fn unknown_reason(cfg: &Config, results: &[(usize, TrialResult)]) -> String {
+    if results.is_empty() {
+        return "no abstract trace set to try".into();
+    }
+    let mut parts: Vec<String> = Vec::new();
+    let mut add = |s: String| {
+        if !parts.contains(&s) {
+            parts.push(s);
+        }
+    };
+    for (_, r) in results {
+        if r.refinements_exhausted {
+            add(format!(
+                "refinements exhausted ({} of at most {})",
+                r.refinements.len(),
+                cfg.max_refinements
+            ));
+        }
+        match &r.end {
+            TrialEnd::Stopped(why) => add(format!("bound: {why}")),
+            TrialEnd::Exhausted { .. } => {
+                let cut: Vec<String> = r
+                    .incomplete
+                    .iter()
+                    .map(|(k, d)| format!("{k}: {d}"))
+                    .collect();
+                add(format!(
+                    "backtrack points exhausted; paths were cut ({})",
+                    cut.join("; ")
+                ));
+            }
+            _ => {}
+        }
+    }
+    format!(
+        "{} trace set(s) tried without confirmation: {}",
+        results.len(),
+        parts.join("; ")
+    )
+}
+
+fn exhaustive(
+    prog: &Program,
+    goal: &Goal,
+    cfg: &Config,
+    left: Duration,
+) -> Result<symbolic::Outcome, String> {
+    let mut c = symbolic::Config {
+        strategy: Strategy::DporAg,
+        relevant: cfg.relevant.clone(),
+        slice: cfg.relevant.is_some(),
+        unwind: cfg.unwind,
+        max_events: cfg.max_depth,
+        timeout: Some(left),
+        query_timeout: cfg.query_timeout,
+        uninit: cfg.uninit,
+        program_name: cfg.program_name.clone(),
+        ..symbolic::Config::default()
+    };
+    match goal.kind {
+        GoalKind::Deadlock => c.checks.deadlock = true,
+        _ => {
+            let sites: Vec<_> = goal.locations[0]
+                .stmts
+                .iter()
+                .filter(|&&s| is_error_site(prog, s))
+                .map(|&s| {
+                    let span = prog.stmt(s).span();
+                    (span.file, span.line)
+                })
+                .collect();
+            c.targets = Some(sites);
+        }
+    }
+    symbolic::verify(prog, &c).map_err(|e| e.to_string())
+}

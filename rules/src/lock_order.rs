@@ -1,0 +1,112 @@
+//! Lock-order inversions: two acquisitions, each taking a lock the other site holds,
+//! that may run in parallel — the shape of a two-thread deadlock.
+//!
+//! ```c
+//! void *t1(void *a) { lock(&A); lock(&B); ... }   // s1: takes B holding A
+//! void *t2(void *a) { lock(&B); lock(&A); ... }   // s2: takes A holding B
+//! ```
+//!
+//! Facts: from [`crate::races::Locksets`]: `acquire(s, l)` (certain acquisitions) and
+//! `held(s, l)` (locks held on every path to `s`); `stmt_func`; and
+//! may-happen-in-parallel from [`HappensBefore`].
+//!
+//! Rules:
+//! ```text
+//! order(h, l, s)      ← acquire(s, l), held(s, h), h ≠ l     s takes l while holding h
+//! inversion(s1, s2)   ← order(h, l, s1), order(l, h, s2), s1 < s2
+//! gated(s1, s2)       ← inversion(s1, s2), held(s1, g), held(s2, g), g ∉ {h, l}
+//! deadlock(s1, s2)    ← inversion(s1, s2), ¬gated(s1, s2), mhp(s1, s2)
+//! ```
+//! A gate lock held at both sites serializes them, so no deadlock. Only cycles of two
+//! locks are reported (the common case; longer cycles need three threads). Acquisitions
+//! through a pointer that may name several mutexes are not `acquire` facts, so their
+//! inversions are missed.
+
+use crate::call_graph::CallGraph;
+use crate::happens_before::HappensBefore;
+use crate::points_to::sorted;
+use crate::races::{Lock, Locksets};
+use analysis::facts::StmtId;
+use ascent::ascent;
+
+/// A potential deadlock: `first` takes `second_lock` holding `first_lock`, `second`
+/// takes `first_lock` holding `second_lock`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+pub struct Inversion {
+    pub first: StmtId,
+    pub second: StmtId,
+    pub first_lock: Lock,
+    pub second_lock: Lock,
+}
+
+/// The result of the lock-order rules.
+#[derive(Clone, Debug, Default)]
+pub struct LockOrder {
+    /// `order(held, taken, site)`.
+    pub order: Vec<(Lock, Lock, StmtId)>,
+    /// Inversions dropped because a gate lock serializes them.
+    pub gated: usize,
+    /// Inversions dropped because the two sites cannot run in parallel.
+    pub ordered: usize,
+    pub inversions: Vec<Inversion>,
+}
+
+impl LockOrder {
+    pub fn sizes(&self) -> Vec<(&'static str, usize)> {
+        vec![
+            ("order", self.order.len()),
+            ("gated", self.gated),
+            ("ordered", self.ordered),
+            ("inversion", self.inversions.len()),
+        ]
+    }
+}
+
+ascent! {
+    struct LockOrderProgram;
+    relation acquire(StmtId, Lock);
+    relation held(StmtId, Lock);
+
+    relation order(Lock, Lock, StmtId);
+    relation inversion(StmtId, StmtId, Lock, Lock);
+    relation gated(StmtId, StmtId);
+    relation candidate(StmtId, StmtId, Lock, Lock);
+
+    order(h, l, s) <-- acquire(s, l), held(s, h), if h != l;
+    inversion(s1, s2, h, l) <-- order(h, l, s1), order(l, h, s2), if s1 < s2;
+    gated(s1, s2) <--
+        inversion(s1, s2, h, l), held(s1, g), held(s2, g), if g != h && g != l;
+    candidate(s1, s2, h, l) <-- inversion(s1, s2, h, l), !gated(s1, s2);
+}
+
+/// Lock-order inversions of a program.
+pub fn run(locksets: &Locksets, cg: &CallGraph, hb: &HappensBefore) -> LockOrder {
+    let mut p = LockOrderProgram::default();
+    p.acquire = locksets.acquires.clone();
+    p.held = locksets
+        .held
+        .iter()
+        .flat_map(|(&s, ls)| ls.iter().map(move |&l| (s, l)))
+        .collect();
+    p.run();
+    let mut inversions = Vec::new();
+    let mut ordered = 0;
+    for (s1, s2, h, l) in sorted(p.candidate) {
+        if hb.may_happen_in_parallel(cg, s1, s2) {
+            inversions.push(Inversion {
+                first: s1,
+                second: s2,
+                first_lock: h,
+                second_lock: l,
+            });
+        } else {
+            ordered += 1;
+        }
+    }
+    LockOrder {
+        order: sorted(p.order),
+        gated: p.gated.len(),
+        ordered,
+        inversions,
+    }
+}

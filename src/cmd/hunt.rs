@@ -1,0 +1,433 @@
+//! `agx hunt FILE`: abstraction-guided symbolic execution toward targets
+//! (`explorer::guided`): for each goal, CONFIRMED with a witness that replays (inputs,
+//! schedule, `file:line` steps), REFUTED (statically unreachable, or an exhaustive search
+//! finished without reaching it), or UNKNOWN with the reason.
+//!
+//! Goals:
+//! - `--target FILE:LINE` (repeatable): all of them make *one* goal where a distinct
+//!   thread stands at each line (the paper's goal state); one target is reached when a
+//!   thread runs it (an assertion or `reach_error` line: when it fails);
+//! - `--assertions`: every assertion and `reach_error()` call, one goal each;
+//! - `--sarif FILE`: every result of a SARIF 2.1.0 log (several locations or thread
+//!   flows: a race, a deadlock, or threads together);
+//! - `--warnings`: agx's own warnings (`agx warnings`), in rank order.
+//!
+//! Output: text, `--format json` (an array, one object per goal), or `--format sarif`
+//! (one result per goal with its verdict, statistics and witness as a thread flow).
+//! Exit codes: 0 nothing confirmed, 1 some goal confirmed, 2 error.
+
+mod abstraction;
+mod report;
+
+use super::common::InputArgs;
+use super::slice::{parse_location, Location};
+use super::warnings::{self, WarningKind};
+use abstraction::RulesAbstraction;
+use analysis::ir::{Program, StmtId, StmtKind, StmtRef, SyncOp, TermKind};
+use anyhow::{bail, Context, Result};
+use explorer::concrete::UninitPolicy;
+use explorer::guided::{self, Config, FoundBy, Goal, GoalKind, GoalLocation, Hunt, Stats, Verdict};
+use rules::Analysis;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// A goal location FILE:LINE. Repeated, the locations make one goal: a distinct
+    /// thread at each at the same time.
+    #[arg(long = "target", value_name = "FILE:LINE")]
+    pub targets: Vec<String>,
+    /// Every assertion and `reach_error()` call is a goal.
+    #[arg(long)]
+    pub assertions: bool,
+    /// Every result of a SARIF 2.1.0 log is a goal.
+    #[arg(long, value_name = "FILE")]
+    pub sarif: Option<PathBuf>,
+    /// agx's own static warnings (races, lock-order inversions, assertions) are the goals.
+    #[arg(long)]
+    pub warnings: bool,
+    /// Trials (abstract trace sets) run in parallel. Default: the number of CPUs.
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Refinements per trial.
+    #[arg(long, value_name = "N", default_value_t = 16)]
+    pub max_refinements: u32,
+    /// Visible events on one path (the depth bound).
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub max_depth: u64,
+    /// Scheduling states one trial may generate.
+    #[arg(long, value_name = "N", default_value_t = 200_000)]
+    pub max_states: u64,
+    /// Abstract trace sets tried per goal.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub max_trace_sets: usize,
+    /// Seconds per goal (guided trials and the exhaustive fallback together).
+    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    pub timeout: f64,
+    /// Cut paths where a loop runs more than K iterations or a function recurses more
+    /// than K times.
+    #[arg(long, value_name = "K")]
+    pub unwind: Option<u32>,
+    /// Uninitialized locals and malloc memory: an input (`nondet`) or zero.
+    #[arg(long, default_value = "nondet", value_name = "nondet|zero")]
+    pub uninit: UninitPolicy,
+    /// Do not run the exhaustive search when the guided trials fail (no REFUTED from it).
+    #[arg(long)]
+    pub no_refute: bool,
+    /// Write each confirmed goal's witness (agx-witness JSON, replayable with
+    /// `agx run FILE --witness W`) to DIR/goal-N.json.
+    #[arg(long, value_name = "DIR")]
+    pub witness_dir: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, default_value = "text", value_parser = ["text", "json", "sarif"])]
+    pub format: String,
+}
+
+/// A goal as the user gave it, resolved to statements (or why it cannot be).
+pub struct Spec {
+    /// Where it came from: `--target`, `assertion`, `sarif result 2`, `warning 3`.
+    pub origin: String,
+    pub label: String,
+    pub goal: Result<Goal, String>,
+}
+
+/// One goal's outcome, for the reports.
+pub struct Outcome {
+    pub spec: Spec,
+    pub hunt: Hunt,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let program = args.input.load()?;
+    let facts = analysis::facts::extract(&program);
+    let analysis = Analysis::run(&facts);
+    let specs = goals(&args, &program, &facts, &analysis)?;
+    if specs.is_empty() {
+        bail!("no goals: give --target FILE:LINE, --assertions, --sarif FILE or --warnings (or the program has none)");
+    }
+    let abs = RulesAbstraction::new(&facts, &analysis);
+    let mut outcomes = Vec::new();
+    for spec in specs {
+        let hunt = hunt_one(&args, &program, &analysis, &abs, &spec)?;
+        outcomes.push(Outcome { spec, hunt });
+    }
+    if let Some(dir) = &args.witness_dir {
+        write_witnesses(dir, &outcomes)?;
+    }
+    match args.format.as_str() {
+        "json" => println!(
+            "{}",
+            serde_json::to_string_pretty(&report::json(&program, &outcomes))?
+        ),
+        "sarif" => println!(
+            "{}",
+            serde_json::to_string_pretty(&report::sarif(&program, &outcomes))?
+        ),
+        _ => print!("{}", report::text(&program, &outcomes)),
+    }
+    let confirmed = outcomes
+        .iter()
+        .any(|o| o.hunt.verdict == Verdict::Confirmed);
+    Ok(if confirmed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn config(args: &Args) -> Config {
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let mut c = Config::default();
+    c.jobs = jobs.max(1);
+    c.max_refinements = args.max_refinements;
+    c.max_depth = args.max_depth;
+    c.max_states = args.max_states;
+    c.max_trace_sets = args.max_trace_sets;
+    c.timeout = Duration::from_secs_f64(args.timeout.max(0.0));
+    c.unwind = args.unwind;
+    c.uninit = args.uninit;
+    c.refute = !args.no_refute;
+    c.program_name = args.input.file.display().to_string();
+    c
+}
+
+fn hunt_one(
+    args: &Args,
+    program: &Program,
+    analysis: &Analysis,
+    abs: &RulesAbstraction<'_>,
+    spec: &Spec,
+) -> Result<Hunt> {
+    let started = Instant::now();
+    let goal = match &spec.goal {
+        Ok(g) => g,
+        Err(why) => return Ok(no_search(Verdict::Unknown, None, why.clone(), started)),
+    };
+    let stmts = goal.stmts();
+    if let Some(reason) = abs.unreachable_reason(&stmts) {
+        return Ok(no_search(
+            Verdict::Refuted,
+            Some(FoundBy::Static),
+            reason,
+            started,
+        ));
+    }
+    let mut cfg = config(args);
+    cfg.relevant = Some(analysis.backward_slice(&stmts));
+    guided::hunt(program, goal, abs, &cfg).with_context(|| format!("hunting {}", spec.label))
+}
+
+fn no_search(
+    verdict: Verdict,
+    found_by: Option<FoundBy>,
+    reason: String,
+    started: Instant,
+) -> Hunt {
+    Hunt {
+        verdict,
+        found_by,
+        reason: Some(reason),
+        evidence: None,
+        initial_traces: Vec::new(),
+        final_traces: Vec::new(),
+        refinements: Vec::new(),
+        stats: Stats {
+            time_ms: started.elapsed().as_secs_f64() * 1000.0,
+            ..Stats::default()
+        },
+    }
+}
+
+fn write_witnesses(dir: &std::path::Path, outcomes: &[Outcome]) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    for (i, o) in outcomes.iter().enumerate() {
+        if let Some(ev) = &o.hunt.evidence {
+            let path = dir.join(format!("goal-{}.json", i + 1));
+            let text = serde_json::to_string_pretty(&ev.witness)?;
+            std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+// ---- goals ----
+
+fn goals(
+    args: &Args,
+    program: &Program,
+    facts: &analysis::facts::Facts,
+    analysis: &Analysis,
+) -> Result<Vec<Spec>> {
+    let mut specs = Vec::new();
+    if !args.targets.is_empty() {
+        let locations: Vec<Location> = args
+            .targets
+            .iter()
+            .map(|t| parse_location(t))
+            .collect::<Result<_>>()?;
+        specs.push(target_goal(program, &locations));
+    }
+    if args.assertions {
+        for t in program.error_sites() {
+            let label = program.location(t.span);
+            let goal = Goal {
+                kind: GoalKind::Reach,
+                locations: vec![GoalLocation {
+                    stmts: vec![t.id],
+                    label: label.clone(),
+                }],
+            };
+            specs.push(Spec {
+                origin: "assertion".into(),
+                label,
+                goal: Ok(goal),
+            });
+        }
+    }
+    if let Some(path) = &args.sarif {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let targets =
+            analysis::sarif::read_targets(&text).with_context(|| format!("{}", path.display()))?;
+        for t in targets {
+            specs.push(sarif_goal(program, &t));
+        }
+    }
+    if args.warnings {
+        for w in warnings::compute(facts, analysis, true) {
+            let kind = match w.kind {
+                WarningKind::Race => GoalKind::Race,
+                WarningKind::Deadlock => GoalKind::Deadlock,
+                WarningKind::Assertion => GoalKind::Reach,
+            };
+            let locations = w
+                .stmts
+                .iter()
+                .zip(&w.locations)
+                .map(|(&s, l)| GoalLocation {
+                    stmts: vec![s],
+                    label: l.to_string(),
+                })
+                .collect();
+            specs.push(Spec {
+                origin: format!("warning {} ({})", w.rank, w.kind.rule_id()),
+                label: label_of(
+                    &w.locations
+                        .iter()
+                        .map(|l| l.to_string())
+                        .collect::<Vec<_>>(),
+                ),
+                goal: Ok(Goal { kind, locations }),
+            });
+        }
+    }
+    Ok(specs)
+}
+
+fn label_of(parts: &[String]) -> String {
+    parts.join(" & ")
+}
+
+/// The statements of a source line, by what the goal needs there.
+fn stmts_on_line(program: &Program, loc: &Location, need: GoalKind) -> Result<Vec<StmtId>, String> {
+    let file = program
+        .find_file(&loc.file)
+        .ok_or_else(|| format!("`{}` is not a file of the program", loc.file))?;
+    let on_line: Vec<StmtId> = (0..program.stmt_count())
+        .map(|i| StmtId(i as u32))
+        .filter(|&s| {
+            let span = program.stmt(s).span();
+            span.file == file && span.line == loc.line
+        })
+        .collect();
+    if on_line.is_empty() {
+        return Err(format!("no statement of the program at {loc}"));
+    }
+    let kept: Vec<StmtId> = match need {
+        GoalKind::Reach => {
+            let errors: Vec<StmtId> = on_line
+                .iter()
+                .copied()
+                .filter(|&s| is_error(program, s))
+                .collect();
+            if errors.is_empty() {
+                on_line
+            } else {
+                errors
+            }
+        }
+        GoalKind::Race => on_line
+            .into_iter()
+            .filter(|&s| is_access(program, s))
+            .collect(),
+        GoalKind::Deadlock => on_line
+            .into_iter()
+            .filter(|&s| is_lock(program, s))
+            .collect(),
+        GoalKind::Together => on_line
+            .into_iter()
+            .filter(|&s| is_event(program, s))
+            .collect(),
+    };
+    if kept.is_empty() {
+        return Err(format!(
+            "no statement at {loc} where a thread can stand for a {} goal",
+            need.name()
+        ));
+    }
+    Ok(kept)
+}
+
+fn is_error(program: &Program, s: StmtId) -> bool {
+    matches!(program.stmt(s), StmtRef::Term(t) if matches!(t.kind, TermKind::Error(_)))
+}
+
+fn is_access(program: &Program, s: StmtId) -> bool {
+    matches!(program.stmt(s), StmtRef::Stmt(st) if matches!(st.kind, StmtKind::Load { .. } | StmtKind::Store { .. }))
+}
+
+fn is_lock(program: &Program, s: StmtId) -> bool {
+    matches!(program.stmt(s), StmtRef::Stmt(st) if matches!(st.kind, StmtKind::Sync { op: SyncOp::MutexLock { .. }, .. }))
+}
+
+fn is_event(program: &Program, s: StmtId) -> bool {
+    matches!(program.stmt(s), StmtRef::Stmt(st) if matches!(st.kind, StmtKind::Load { .. } | StmtKind::Store { .. } | StmtKind::Sync { .. }))
+}
+
+/// Builds a goal from locations and a kind (`None`: infer it).
+fn located_goal(
+    program: &Program,
+    locations: &[Location],
+    kind: Option<GoalKind>,
+) -> Result<Goal, String> {
+    let kind = match (kind, locations.len()) {
+        (Some(k), _) => k,
+        (None, 1) => GoalKind::Reach,
+        (None, _) => {
+            let all_locks = locations
+                .iter()
+                .all(|l| stmts_on_line(program, l, GoalKind::Deadlock).is_ok());
+            if all_locks {
+                GoalKind::Deadlock
+            } else {
+                GoalKind::Together
+            }
+        }
+    };
+    let mut goal_locations = Vec::new();
+    for l in locations {
+        goal_locations.push(GoalLocation {
+            stmts: stmts_on_line(program, l, kind)?,
+            label: l.to_string(),
+        });
+    }
+    Ok(Goal {
+        kind,
+        locations: goal_locations,
+    })
+}
+
+fn target_goal(program: &Program, locations: &[Location]) -> Spec {
+    let label = label_of(&locations.iter().map(|l| l.to_string()).collect::<Vec<_>>());
+    Spec {
+        origin: "--target".into(),
+        label,
+        goal: located_goal(program, locations, None),
+    }
+}
+
+fn sarif_goal(program: &Program, t: &analysis::sarif::SarifTarget) -> Spec {
+    use analysis::sarif::TargetKind;
+    let locations: Vec<Location> = t
+        .locations
+        .iter()
+        .map(|l| Location {
+            file: l.file.clone(),
+            line: l.line,
+        })
+        .collect();
+    let kind = match (t.kind, locations.len()) {
+        (TargetKind::Race, 2) => Some(GoalKind::Race),
+        (TargetKind::Deadlock, n) if n >= 2 => Some(GoalKind::Deadlock),
+        (TargetKind::Assertion, 1) => Some(GoalKind::Reach),
+        _ => None,
+    };
+    let label = label_of(&locations.iter().map(|l| l.to_string()).collect::<Vec<_>>());
+    Spec {
+        origin: format!(
+            "sarif result {}{}",
+            t.index + 1,
+            t.rule_id
+                .as_deref()
+                .map(|r| format!(" ({r})"))
+                .unwrap_or_default()
+        ),
+        label,
+        goal: located_goal(program, &locations, kind),
+    }
+}

@@ -1,0 +1,324 @@
+//! `agx hunt` reports: text, JSON and SARIF.
+//!
+//! JSON: an array, one object per goal:
+//! ```json
+//! {"goal": 1, "origin": "--target", "target": "f.c:10", "kind": "reach",
+//!  "locations": [{"label": "f.c:10", "stmts": ["s4"]}],
+//!  "verdict": "confirmed" | "refuted" | "unknown", "found_by": "static" | "guided" |
+//!  "exhaustive" | null, "reason": "..." | null, "message": "..." | null,
+//!  "witness": <agx-witness> | null, "steps": [{"thread", "stmt", "location", "event"}],
+//!  "goal_threads": [{"thread", "stmt", "location"}], "blocked": [...],
+//!  "refinements": [{"branch", "definition", "added", "releases"}],
+//!  "initial_traces": [["s22@f.c:21", ...]], "final_traces": [[...]],
+//!  "stats": {"states", "states_decisive", "refinements", "trace_length",
+//!            "trace_sets_tried", "trace_sets", "exhaustive_states", "solver_queries",
+//!            "time_ms"}}
+//! ```
+
+use super::super::warnings::sarif_rules;
+use super::Outcome;
+use analysis::ir::{Program, StmtId};
+use analysis::sarif::{self, Finding, FlowStep, Rule, SourceLocation};
+use explorer::guided::{GoalKind, Hunt, Verdict};
+use serde_json::{json, Map, Value};
+use std::fmt::Write as _;
+
+fn stmt_label(program: &Program, s: StmtId) -> String {
+    let span = program.stmt(s).span();
+    format!("{s}@{}", program.location(span))
+}
+
+fn trace_labels(program: &Program, traces: &[Vec<StmtId>]) -> Vec<Vec<String>> {
+    traces
+        .iter()
+        .map(|t| t.iter().map(|&s| stmt_label(program, s)).collect())
+        .collect()
+}
+
+fn stats_line(h: &Hunt) -> String {
+    let s = &h.stats;
+    let mut line = format!(
+        "{} states ({} in the deciding trial), {} refinement(s), abstract trace length {}, {} of {} trace set(s) tried, {:.1} ms",
+        s.states, s.states_decisive, s.refinements, s.trace_length, s.trace_sets_tried, s.trace_sets, s.time_ms
+    );
+    if s.exhaustive_states > 0 {
+        let _ = write!(line, " (exhaustive search: {} states)", s.exhaustive_states);
+    }
+    line
+}
+
+pub fn text(program: &Program, outcomes: &[Outcome]) -> String {
+    let mut s = String::new();
+    for (i, o) in outcomes.iter().enumerate() {
+        let kind = o.spec.goal.as_ref().map_or("?", |g| g.kind.name());
+        let _ = writeln!(
+            s,
+            "goal {}: {} [{}, {}]",
+            i + 1,
+            o.spec.label,
+            kind,
+            o.spec.origin
+        );
+        let h = &o.hunt;
+        let by = h.found_by.map(|b| {
+            format!(
+                " ({})",
+                serde_json::to_value(b)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default()
+            )
+        });
+        match (&h.evidence, &h.reason) {
+            (Some(ev), _) => {
+                let _ = writeln!(
+                    s,
+                    "  {}{}: {}",
+                    h.verdict.name(),
+                    by.unwrap_or_default(),
+                    ev.message
+                );
+                evidence_text(program, o, &mut s);
+            }
+            (None, reason) => {
+                let _ = writeln!(
+                    s,
+                    "  {}{}: {}",
+                    h.verdict.name(),
+                    by.unwrap_or_default(),
+                    reason.as_deref().unwrap_or("")
+                );
+            }
+        }
+        for r in &h.refinements {
+            let _ = writeln!(
+                s,
+                "  refinement: branch {} failed; added definition {} via {}",
+                stmt_label(program, r.branch),
+                stmt_label(program, r.definition),
+                r.added
+                    .iter()
+                    .map(|&x| x.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" → ")
+            );
+        }
+        let _ = writeln!(s, "  stats: {}", stats_line(h));
+        s.push('\n');
+    }
+    let count = |v: Verdict| outcomes.iter().filter(|o| o.hunt.verdict == v).count();
+    let _ = writeln!(
+        s,
+        "{} goal(s): {} confirmed, {} refuted, {} unknown",
+        outcomes.len(),
+        count(Verdict::Confirmed),
+        count(Verdict::Refuted),
+        count(Verdict::Unknown)
+    );
+    s
+}
+
+fn evidence_text(program: &Program, o: &Outcome, s: &mut String) {
+    let Some(ev) = &o.hunt.evidence else { return };
+    let inputs: Vec<String> = ev
+        .witness
+        .inputs
+        .iter()
+        .map(|i| format!("{} {}", i.ty.0, i.value))
+        .collect();
+    let shown = if inputs.is_empty() {
+        "(none)".to_string()
+    } else {
+        inputs.join(", ")
+    };
+    let _ = writeln!(s, "  inputs: {shown}");
+    let is_race =
+        matches!(&o.spec.goal, Ok(g) if g.kind == GoalKind::Race || g.kind == GoalKind::Together);
+    let marked = if is_race { ev.goal_threads.len() } else { 0 };
+    let _ = writeln!(s, "  schedule ({} steps):", ev.steps.len());
+    let first_marked = ev.steps.len().saturating_sub(marked);
+    for (i, step) in ev.steps.iter().enumerate() {
+        let event = if step.event == "statement" {
+            String::new()
+        } else {
+            format!("  ({})", step.event)
+        };
+        let mark = if i >= first_marked { "  ◀ goal" } else { "" };
+        let _ = writeln!(
+            s,
+            "    {:>4}. thread {}  {}  {}{event}{mark}",
+            i + 1,
+            step.thread,
+            step.stmt,
+            step.location
+        );
+    }
+    for b in &ev.blocked {
+        let _ = writeln!(
+            s,
+            "  blocked: thread {} waits for {} at {}",
+            b.thread, b.waits_for, b.location
+        );
+    }
+    let _ = program;
+}
+
+pub fn json(program: &Program, outcomes: &[Outcome]) -> Value {
+    let items: Vec<Value> = outcomes
+        .iter()
+        .enumerate()
+        .map(|(i, o)| {
+            let h = &o.hunt;
+            let (kind, locations) = match &o.spec.goal {
+                Ok(g) => (
+                    json!(g.kind),
+                    g.locations
+                        .iter()
+                        .map(|l| json!({"label": l.label, "stmts": l.stmts.iter().map(|s| s.to_string()).collect::<Vec<_>>()}))
+                        .collect::<Vec<_>>(),
+                ),
+                Err(_) => (Value::Null, Vec::new()),
+            };
+            let ev = h.evidence.as_ref();
+            json!({
+                "goal": i + 1,
+                "origin": o.spec.origin,
+                "target": o.spec.label,
+                "kind": kind,
+                "locations": locations,
+                "verdict": h.verdict,
+                "found_by": h.found_by,
+                "reason": h.reason,
+                "message": ev.map(|e| e.message.clone()),
+                "witness": ev.map(|e| serde_json::to_value(&e.witness).unwrap_or(Value::Null)),
+                "steps": ev.map(|e| serde_json::to_value(&e.steps).unwrap_or(Value::Null)).unwrap_or(json!([])),
+                "goal_threads": ev.map(|e| e.goal_threads.iter().map(|&(t, s)| json!({
+                    "thread": t, "stmt": s.to_string(), "location": program.location(program.stmt(s).span()),
+                })).collect::<Vec<_>>()).unwrap_or_default(),
+                "blocked": ev.map(|e| serde_json::to_value(&e.blocked).unwrap_or(Value::Null)).unwrap_or(json!([])),
+                "refinements": h.refinements.iter().map(|r| json!({
+                    "branch": stmt_label(program, r.branch),
+                    "definition": stmt_label(program, r.definition),
+                    "added": r.added.iter().map(|&s| stmt_label(program, s)).collect::<Vec<_>>(),
+                    "releases": r.releases.iter().map(|&s| stmt_label(program, s)).collect::<Vec<_>>(),
+                })).collect::<Vec<_>>(),
+                "initial_traces": trace_labels(program, &h.initial_traces),
+                "final_traces": trace_labels(program, &h.final_traces),
+                "stats": h.stats,
+            })
+        })
+        .collect();
+    Value::Array(items)
+}
+
+fn source_location(program: &Program, s: StmtId) -> SourceLocation {
+    let span = program.stmt(s).span();
+    SourceLocation {
+        file: program.file_name(span.file).to_string(),
+        line: span.line,
+    }
+}
+
+fn rule_for(o: &Outcome) -> &'static str {
+    match o.spec.goal.as_ref().map(|g| g.kind) {
+        Ok(GoalKind::Race) => "agx-race",
+        Ok(GoalKind::Deadlock) => "agx-lock-order",
+        Ok(GoalKind::Reach) => "agx-assertion",
+        _ => "agx-goal",
+    }
+}
+
+pub fn sarif(program: &Program, outcomes: &[Outcome]) -> Value {
+    let mut rules = sarif_rules();
+    rules.push(Rule {
+        id: "agx-goal".into(),
+        name: "Goal".into(),
+        description: "Threads standing at given locations at the same time".into(),
+    });
+    let findings: Vec<Finding> = outcomes.iter().map(|o| finding(program, o)).collect();
+    sarif::write_log("agx", env!("CARGO_PKG_VERSION"), &rules, &findings)
+}
+
+fn finding(program: &Program, o: &Outcome) -> Finding {
+    let h = &o.hunt;
+    let locations: Vec<SourceLocation> = match &o.spec.goal {
+        Ok(g) => g
+            .locations
+            .iter()
+            .filter_map(|l| l.stmts.first().map(|&s| source_location(program, s)))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    let level = match h.verdict {
+        Verdict::Confirmed => "error",
+        Verdict::Unknown => "warning",
+        Verdict::Refuted => "note",
+    };
+    let ev = h.evidence.as_ref();
+    let message = match (ev, &h.reason) {
+        (Some(e), _) => format!("{}: {}", h.verdict.name(), e.message),
+        (None, Some(r)) => format!("{} ({}): {r}", h.verdict.name(), o.spec.label),
+        (None, None) => format!("{} ({})", h.verdict.name(), o.spec.label),
+    };
+    let flow: Vec<FlowStep> = ev
+        .map(|e| {
+            e.steps
+                .iter()
+                .map(|st| FlowStep {
+                    thread: st.thread,
+                    location: source_location(program, st.stmt),
+                    text: format!("thread {} runs {} ({})", st.thread, st.stmt, st.event),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let flow_message = ev.map(|e| {
+        let inputs: Vec<String> = e
+            .witness
+            .inputs
+            .iter()
+            .map(|i| format!("{} {}", i.ty.0, i.value))
+            .collect();
+        format!(
+            "witness; inputs: {}",
+            if inputs.is_empty() {
+                "(none)".into()
+            } else {
+                inputs.join(", ")
+            }
+        )
+    });
+    let mut properties = Map::new();
+    if let Ok(g) = &o.spec.goal {
+        properties.insert("kind".into(), json!(sarif_kind(g.kind)));
+    }
+    properties.insert("verdict".into(), json!(h.verdict));
+    properties.insert("found_by".into(), json!(h.found_by));
+    properties.insert("reason".into(), json!(h.reason));
+    properties.insert("origin".into(), json!(o.spec.origin));
+    properties.insert("stats".into(), json!(h.stats));
+    if let Some(e) = ev {
+        properties.insert(
+            "witness".into(),
+            serde_json::to_value(&e.witness).unwrap_or(Value::Null),
+        );
+    }
+    Finding {
+        rule_id: rule_for(o).into(),
+        level: level.into(),
+        message,
+        locations,
+        flow,
+        flow_message,
+        properties,
+    }
+}
+
+fn sarif_kind(k: GoalKind) -> &'static str {
+    match k {
+        GoalKind::Race => "race",
+        GoalKind::Deadlock => "deadlock",
+        GoalKind::Reach => "assertion",
+        GoalKind::Together => "location",
+    }
+}
