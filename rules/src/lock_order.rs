@@ -110,3 +110,38 @@ pub fn run(locksets: &Locksets, cg: &CallGraph, hb: &HappensBefore) -> LockOrder
         inversions,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::races::tests::{fixture, line};
+    use std::collections::BTreeSet;
+
+    fn inversions(name: &str) -> (BTreeSet<(u32, u32)>, LockOrder) {
+        let (facts, a) = fixture(name);
+        let ls = crate::races::locksets(&facts, &a.points_to, &a.call_graph);
+        let order = run(&ls, &a.call_graph, &a.happens_before);
+        let lines = order
+            .inversions
+            .iter()
+            .map(|i| (line(&facts, i.first), line(&facts, i.second)))
+            .collect();
+        (lines, order)
+    }
+
+    #[test]
+    fn the_abba_inversion_is_found_at_the_inner_acquisitions() {
+        let (lines, order) = inversions("hunt/deadlock.c");
+        assert_eq!(lines, BTreeSet::from([(22, 33)]));
+        let inv = &order.inversions[0];
+        assert_ne!(inv.first_lock, inv.second_lock);
+    }
+
+    #[test]
+    fn consistent_lock_orders_have_no_inversion() {
+        let (lines, _) = inversions("hunt/race_counter.c");
+        assert!(lines.is_empty());
+        let (lines, _) = inversions("conc/mutex_counter.c");
+        assert!(lines.is_empty());
+    }
+}
