@@ -7,6 +7,7 @@
 #   SEED=S            first csmith seed (default: random); program i uses seed S+i
 #   AGX=PATH          the agx binary (default: target/release/agx, built if missing)
 #   AGX_TIMEOUT=SECS  limit of one `agx run` (default 60)
+#   AGX_MAX_STATEMENTS=N  statement bound of one `agx run` (default 10^9)
 #   GCC_TIMEOUT=SECS  limit of one native run (default 10)
 #   CSMITH_EXTRA="…"  more csmith options, appended to the defaults below
 #   KEEP_ALL=1        keep the agreeing programs too (default: only the interesting ones)
@@ -71,7 +72,7 @@ work=$(mktemp -d /tmp/agx-difftest.XXXXXX)
 echo "csmith seeds $((seed0 + 1))..$((seed0 + n)); programs kept in $work"
 
 tried=0 gcc_ok=0 supported=0 agree=0 disagree=0 unsupported=0 rejected=0
-violations=0 timeouts=0 crashed=0
+violations=0 timeouts=0 crashed=0 bounded=0
 : >"$work/unsupported.txt"
 report() { # category file detail
     printf '%-12s %s  %s\n' "$1" "$2" "$3" >>"$work/report.txt"
@@ -96,13 +97,18 @@ for i in $(seq 1 "$n"); do
     fi
     gcc_ok=$((gcc_ok + 1))
     timeout "$agx_timeout" "$agx" run --data-model lp64 -I"$inc" "$prog.c" \
+        --max-statements "${AGX_MAX_STATEMENTS:-1000000000}" \
         >"$prog.agx.out" 2>"$prog.agx.err"
     rc=$?
     keep=1
     case $rc in
     0)
         supported=$((supported + 1))
-        if [ "$(grep '^checksum = ' "$prog.gcc.out")" = "$(grep '^checksum = ' "$prog.agx.out")" ]; then
+        if grep -q 'stopped at the bound' "$prog.agx.err"; then
+            # Not an answer: the run was cut short (raise it with AGX_MAX_STATEMENTS).
+            bounded=$((bounded + 1))
+            report BOUND "$prog.c" "$(grep -m1 'stopped at the bound' "$prog.agx.err")"
+        elif [ "$(grep '^checksum = ' "$prog.gcc.out")" = "$(grep '^checksum = ' "$prog.agx.out")" ]; then
             agree=$((agree + 1))
             keep=${KEEP_ALL:-0}
         else
@@ -155,6 +161,7 @@ if [ -s "$work/unsupported.txt" ]; then
 fi
 echo "rejected:       $rejected   (exit 2 without 'unsupported:', e.g. a syntax error)"
 echo "timeouts:       $timeouts"
+echo "bound hit:      $bounded   (agx run stopped at its statement bound: no answer)"
 echo "crashed:        $crashed"
 if grep -qv '^UNSUPPORTED' "$work/report.txt" 2>/dev/null; then
     echo "details (all in $work/report.txt):"
