@@ -228,7 +228,7 @@ impl FnBuilder<'_, '_> {
             Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Assign => {
                 self.struct_assign(b).map(|_| ())
             }
-            Expression::Call(_) => self.l.unsupported(e.span, "function returning a struct"),
+            Expression::Call(c) => self.call_inner(c).map(|_| ()),
             _ => self.lvalue(e).map(|_| ()),
         }
     }
@@ -474,6 +474,14 @@ impl FnBuilder<'_, '_> {
                 self.l.unsupported(c.span, "cast used as an lvalue")
             }
             Expression::CompoundLiteral(_) => self.l.unsupported(e.span, "compound literal"),
+            // `f().x`: the member of a struct result.
+            Expression::Call(c) => match self.call_inner(c)? {
+                CallResult::Aggregate(addr) => Ok(LVal {
+                    place: Place::Mem(addr),
+                    ty: self.l.expr_type(e)?,
+                }),
+                CallResult::Value(_) => self.l.invalid(e.span, "expression is not an lvalue"),
+            },
             _ => self.l.invalid(e.span, "expression is not an lvalue"),
         }
     }
@@ -864,7 +872,10 @@ impl FnBuilder<'_, '_> {
                 }
                 self.aggregate_address(last, ty)
             }
-            Expression::Call(_) => self.l.unsupported(e.span, "function returning a struct"),
+            Expression::Call(c) => match self.call_inner(c)? {
+                CallResult::Aggregate(addr) => Ok(addr),
+                CallResult::Value(_) => self.l.invalid(e.span, "call result is not a struct"),
+            },
             Expression::Conditional(_) => self
                 .l
                 .unsupported(e.span, "conditional expression of struct type"),
@@ -1094,6 +1105,17 @@ impl FnBuilder<'_, '_> {
 
     /// A call: a built-in (pthread, `__VERIFIER_*`, libc) or a call of a C function.
     fn call(&mut self, c: &Node<CallExpression>) -> LResult<Val> {
+        match self.call_inner(c)? {
+            CallResult::Value(v) => Ok(v),
+            CallResult::Aggregate(_) => self
+                .l
+                .unsupported(c.span, "struct value in this context (use a pointer)"),
+        }
+    }
+
+    /// A call; a struct result is written to a fresh stack object of the caller whose
+    /// address is passed as the hidden first argument.
+    fn call_inner(&mut self, c: &Node<CallExpression>) -> LResult<CallResult> {
         if let Expression::Identifier(id) = &c.node.callee.node {
             let name = id.node.name.as_str();
             let user_defined = matches!(
@@ -1101,7 +1123,7 @@ impl FnBuilder<'_, '_> {
                 Some(Symbol::Function { id, .. }) if self.l.functions[id.index()].defined
             );
             if let Some(v) = self.builtin_call(name, c, user_defined)? {
-                return Ok(v);
+                return Ok(CallResult::Value(v));
             }
             if self.l.lookup(name).is_none() {
                 // C89 implicit declaration: `int name()`.
@@ -1124,23 +1146,29 @@ impl FnBuilder<'_, '_> {
         let Some(fty) = callee.ty.as_func().cloned() else {
             return self.l.invalid(c.span, "call of a non-function");
         };
-        if matches!(fty.ret, CType::Struct(_)) {
-            return self.l.unsupported(c.span, "function returning a struct");
-        }
-        let args = self.call_args(&fty, &c.node.arguments, c.span)?;
+        let mut args = self.call_args(&fty, &c.node.arguments, c.span)?;
         self.at(c.span);
+        let result = match &fty.ret {
+            CType::Struct(_) => {
+                let obj = self.new_slot("<result>", &fty.ret);
+                args.insert(0, Operand::Addr { obj, offset: 0 });
+                Some(obj)
+            }
+            _ => None,
+        };
         let dst = fty.ret.scalar().map(|s| self.new_reg(None, s));
         let callee = match callee.op {
             Operand::Func(id) => Callee::Direct(id),
             other => Callee::Indirect(other),
         };
         self.emit(StmtKind::Call { dst, callee, args });
-        Ok(match dst {
-            Some(r) => Val {
+        Ok(match (dst, result) {
+            (_, Some(obj)) => CallResult::Aggregate(Operand::Addr { obj, offset: 0 }),
+            (Some(r), None) => CallResult::Value(Val {
                 op: Operand::Reg(r),
                 ty: fty.ret,
-            },
-            None => void(),
+            }),
+            (None, None) => CallResult::Value(void()),
         })
     }
 
@@ -1164,28 +1192,34 @@ impl FnBuilder<'_, '_> {
         }
         let mut out = Vec::new();
         for (i, a) in args.iter().enumerate() {
-            let v = self.rvalue(a)?;
-            let ty = match fty.params.get(i) {
-                Some(p) if fty.prototyped => p.clone(),
-                _ => match &v.ty {
-                    CType::Int(it) => CType::Int(promote(*it)),
-                    CType::Struct(_) => {
-                        return self
-                            .l
-                            .unsupported(a.span, "struct argument passed by value")
-                    }
-                    other => other.clone(),
-                },
+            let declared = fty.params.get(i).filter(|_| fty.prototyped).cloned();
+            // A struct argument is passed as the address of the caller's object; the
+            // callee copies it (see `FnBuilder::body`).
+            let arg_ty = match &declared {
+                Some(t) => t.clone(),
+                None => self.l.expr_type(a)?.decay(),
             };
-            if matches!(ty, CType::Struct(_)) {
-                return self
-                    .l
-                    .unsupported(a.span, "struct argument passed by value");
+            if matches!(arg_ty, CType::Struct(_)) {
+                out.push(self.aggregate_address(a, &arg_ty)?);
+                continue;
             }
+            let v = self.rvalue(a)?;
+            let ty = match (declared, &v.ty) {
+                (Some(t), _) => t,
+                // Default argument promotions.
+                (None, CType::Int(it)) => CType::Int(promote(*it)),
+                (None, other) => other.clone(),
+            };
             out.push(self.convert(v, &ty, a.span)?);
         }
         Ok(out)
     }
+}
+
+/// What a call produces: a scalar value, or the address of a struct result.
+enum CallResult {
+    Value(Val),
+    Aggregate(Operand),
 }
 
 fn compound_op(op: &BinaryOperator) -> BinOp {

@@ -37,6 +37,8 @@ pub(crate) struct FnBuilder<'l, 'u> {
     pub switches: Vec<SwitchCtx>,
     /// The span statements are attributed to (the innermost node being lowered).
     pub span: Span,
+    /// The hidden result-address parameter of a function returning a struct.
+    pub sret: Option<RegId>,
     atomic: bool,
 }
 
@@ -52,12 +54,6 @@ pub(crate) fn lower_function(l: &mut Lowerer, def: &Node<ast::FunctionDefinition
     let params = param_list(l, &def.node, &mut fty)?;
     if fty.variadic {
         return l.unsupported(def.span, format!("variadic function definition `{name}`"));
-    }
-    if matches!(fty.ret, CType::Struct(_)) {
-        return l.unsupported(
-            def.span,
-            format!("function `{name}` returning a struct by value"),
-        );
     }
     let span = l.span(def.span);
     let id = l.declare_function(&name, &fty, span);
@@ -171,6 +167,7 @@ impl<'l, 'u> FnBuilder<'l, 'u> {
             continues: Vec::new(),
             switches: Vec::new(),
             span,
+            sret: None,
             atomic,
         }
     }
@@ -181,12 +178,36 @@ impl<'l, 'u> FnBuilder<'l, 'u> {
         stmt: &Node<ast::Statement>,
     ) -> LResult<()> {
         let mut param_regs = Vec::new();
+        if matches!(self.ret, CType::Struct(_)) {
+            // A struct result is written through a hidden first parameter: the address of
+            // the caller's result object.
+            let r = self.new_reg(Some("<result>".into()), Scalar::Ptr);
+            param_regs.push(r);
+            self.sret = Some(r);
+        }
         for (name, ty, span) in params {
             self.at(*span);
             let Some(scalar) = ty.scalar() else {
-                return self
-                    .l
-                    .unsupported(*span, "struct parameter passed by value");
+                // A struct argument arrives as the address of the caller's object; the
+                // callee works on its own copy, as C's by-value semantics require.
+                let incoming = self.new_reg(None, Scalar::Ptr);
+                param_regs.push(incoming);
+                if let Some(n) = name {
+                    let obj = self.new_slot(n, ty);
+                    self.copy_aggregate(
+                        &Operand::Addr { obj, offset: 0 },
+                        &Operand::Reg(incoming),
+                        ty,
+                    );
+                    self.l.bind(
+                        n.clone(),
+                        Symbol::Slot {
+                            obj,
+                            ty: ty.clone(),
+                        },
+                    );
+                }
+                continue;
             };
             let reg = self.new_reg(name.clone(), scalar);
             param_regs.push(reg);

@@ -281,6 +281,14 @@ impl FnBuilder<'_, '_> {
     }
 
     fn return_stmt(&mut self, e: Option<&Node<Expression>>) -> LResult<()> {
+        if let (Some(e), Some(sret)) = (e, self.sret) {
+            let ty = self.ret.clone();
+            let src = self.aggregate_address(e, &ty)?;
+            self.at(e.span);
+            self.copy_aggregate(&Operand::Reg(sret), &src, &ty);
+            self.ret_with(None);
+            return Ok(());
+        }
         let value = match e {
             None => None,
             Some(e) => {

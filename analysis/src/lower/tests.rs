@@ -290,3 +290,19 @@ fn null_pointer_constants_and_struct_assignment_chains() {
         "{e}"
     );
 }
+
+#[test]
+fn structs_pass_and_return_by_value_through_addresses() {
+    let p = lower_ok(
+        "struct P { int x; int y; };\nstruct P mk(int a) { struct P r; r.x = a; r.y = a + 1; return r; }\nint sum(struct P p) { p.x += 1; return p.x + p.y; }\nint main() { struct P q = mk(3); int z = mk(4).y; return sum(q) + z; }",
+    );
+    let mk = p.function_named("mk").unwrap();
+    assert_eq!(mk.params.len(), 2, "hidden result address + a");
+    assert_eq!(mk.ret, None);
+    let sum = p.function_named("sum").unwrap();
+    assert_eq!(sum.reg(sum.params[0]).ty, Scalar::Ptr);
+    assert!(
+        sum.slots.iter().any(|s| p.object(*s).name == "sum.p"),
+        "the callee's own copy"
+    );
+}
