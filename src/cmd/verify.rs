@@ -217,11 +217,12 @@ fn to_text(o: &Outcome) -> String {
                 for (i, step) in f.steps.iter().enumerate() {
                     let _ = writeln!(
                         s,
-                        "    {:>4}. thread {}  {}  {}{}",
+                        "    {:>4}. thread {}  {:<28} {:<5} {}{}",
                         i + 1,
                         step.thread,
-                        step.stmt,
                         step.location,
+                        step.stmt.to_string(),
+                        step.text,
                         if step.event == "statement" {
                             String::new()
                         } else {

@@ -44,9 +44,11 @@ pub enum End {
         span: Span,
         tid: Tid,
     },
-    /// An `assume` was false. `gap`: the failing assume followed a step with effects on
-    /// other threads, where an execution in which the thread just stops might reach more
-    /// (the interpreter ends the run; SV-COMP's semantics would only block the thread).
+    /// The run ends in a thread's local code without a violation: a false `assume`
+    /// (and, with a `gap`, an `abort()` or `exit()`). `gap`: this happened after the step
+    /// had effects on other threads; the interpreter ends the run there, while SV-COMP's
+    /// semantics only stops the thread, which may let other threads reach more (the
+    /// engine explores that continuation too, see [`Engine::frozen_check`]).
     AssumeFalse { gap: Option<String> },
     /// No thread can run and some have not ended.
     Deadlock { span: Span, tid: Tid },
@@ -71,6 +73,11 @@ pub struct StepCtx {
     pub created: Vec<Tid>,
     /// A description of the step's first effect visible to other threads, if any.
     pub shared_effect: Option<String>,
+    /// The thread running now.
+    pub cur: Tid,
+    /// For each thread that ran in the step: where its inputs and path conditions since
+    /// its last visible event start (indices into the path's inputs and conjuncts).
+    pub fresh: Vec<(Tid, usize, usize)>,
 }
 
 impl StepCtx {
@@ -82,13 +89,22 @@ impl StepCtx {
             resume: Vec::new(),
             created: Vec::new(),
             shared_effect: None,
+            cur: 0,
+            fresh: Vec::new(),
         }
+    }
+
+    /// Thread `t`'s inputs and conjuncts are fresh (private to it) from these indices.
+    pub fn mark_fresh(&mut self, t: Tid, inputs: usize, pcon: usize) {
+        self.fresh.retain(|(u, _, _)| *u != t);
+        self.fresh.push((t, inputs, pcon));
     }
 
     pub fn of(t: Tid) -> StepCtx {
         StepCtx {
             tid: Some(t),
             event_pending: true,
+            cur: t,
             ..StepCtx::initial()
         }
     }
@@ -174,6 +190,9 @@ pub struct Engine<'p> {
     incomplete: BTreeMap<String, String>,
     pub stop: bool,
     pub error: Option<VerifyError>,
+    /// Why the current path continues past the interpreter's end of a run (see
+    /// [`Engine::frozen_check`]); violations found meanwhile are not reportable.
+    pub frozen: Vec<String>,
     started: Instant,
     deadline: Option<Instant>,
     last_progress: Instant,
@@ -237,6 +256,7 @@ impl<'p> Engine<'p> {
             incomplete: BTreeMap::new(),
             stop: false,
             error: None,
+            frozen: Vec::new(),
             started,
             deadline: cfg.timeout.map(|t| started + t),
             last_progress: started,
@@ -533,12 +553,20 @@ impl<'p> Engine<'p> {
             End::Completed | End::Aborted => true,
             End::AssumeFalse { gap } => {
                 if let Some(what) = gap {
-                    self.incomplete("assume-semantics", what);
+                    self.frozen_check(st, k, what);
                 }
                 true
             }
             End::Deadlock { span, tid } => {
-                if self.cfg.checks.deadlock {
+                if self.cfg.checks.deadlock && !self.frozen.is_empty() {
+                    let what = self.frozen.last().cloned().unwrap_or_default();
+                    let detail = format!(
+                        "a deadlock at {} is reachable if {what}",
+                        self.location(span)
+                    );
+                    self.incomplete("eager-end", detail);
+                    false
+                } else if self.cfg.checks.deadlock {
                     let message = "deadlock: no thread can run".to_string();
                     self.report(ViolationKind::Deadlock, message, span, tid);
                     false
@@ -552,7 +580,14 @@ impl<'p> Engine<'p> {
                 span,
                 tid,
             } => {
-                if self.reported(kind, span) {
+                if self.reported(kind, span) && !self.frozen.is_empty() {
+                    let what = self.frozen.last().cloned().unwrap_or_default();
+                    let detail = format!(
+                        "{message} at {} is reachable if {what}",
+                        self.location(span)
+                    );
+                    self.incomplete("eager-end", detail);
+                } else if self.reported(kind, span) {
                     self.report(kind, message, span, tid);
                 } else if !is_assertion(kind) {
                     let detail = format!("{message} at {}", self.location(span));
@@ -573,6 +608,30 @@ impl<'p> Engine<'p> {
         Sub { wp, rw }
     }
 
+    /// A run ended in thread `k.cur`'s local code after the step affected other threads.
+    /// The interpreter (whose runs witnesses must be) ends the run there; SV-COMP's
+    /// interleaving semantics would only stop that thread. The continuation with the
+    /// thread stopped is explored too: a violation found there cannot be replayed, so it
+    /// makes the verdict `unknown` (reason `eager-end`) instead of being reported.
+    pub fn frozen_check(&mut self, st: &State, k: &StepCtx, what: String) {
+        let t = k.cur;
+        if st.atomic_owner == Some(t) {
+            return;
+        }
+        let mut frozen = st.clone();
+        frozen.threads[t].status = super::state::Status::Stopped;
+        let (trace, inputs) = (self.trace.len(), self.inputs.len());
+        self.frozen.push(what);
+        let mut k2 = k.clone();
+        let _ = match k2.resume.pop() {
+            Some(c) => self.run(frozen, c, k2),
+            None => self.end_step(frozen, k2),
+        };
+        self.frozen.pop();
+        self.trace.truncate(trace);
+        self.inputs.truncate(inputs);
+    }
+
     /// Is a violation of this kind at this place reported?
     fn reported(&self, kind: ViolationKind, span: Span) -> bool {
         let Checks { deadlock, memory } = self.cfg.checks;
@@ -588,8 +647,12 @@ impl<'p> Engine<'p> {
         kind_ok && place_ok
     }
 
-    /// Builds, replays and records the witness of a violation on the current path.
+    /// Builds, replays and records the witness of a violation on the current path (once
+    /// per kind and place).
     fn report(&mut self, kind: ViolationKind, message: String, span: Span, tid: Tid) {
+        if self.found.iter().any(|f| f.kind == kind && f.span == span) {
+            return;
+        }
         match super::witness::build_and_replay(self, kind, &message, span) {
             Ok(found) => {
                 let _ = tid;

@@ -369,7 +369,8 @@ impl<'p> Engine<'p> {
             SyncOp::MutexTryLock { .. } => {
                 if let std::collections::btree_map::Entry::Vacant(e) = st.mutexes.entry(addrs[0]) {
                     e.insert(t);
-                    k.shared_effect.get_or_insert_with(|| "a trylock".to_string());
+                    k.shared_effect
+                        .get_or_insert_with(|| "a trylock".to_string());
                 } else {
                     result = EBUSY as u64;
                 }

@@ -197,6 +197,8 @@ pub struct WitnessStep {
     pub location: String,
     /// `statement`, `reacquire` or `thread_end`.
     pub event: String,
+    /// The statement in the IR's text form.
+    pub text: String,
 }
 
 /// A violation found and replayed.

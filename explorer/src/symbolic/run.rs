@@ -329,9 +329,18 @@ impl<'p> Engine<'p> {
                 let detail = format!("a run reached {} visible events", self.cfg.max_events);
                 break self.leaf(&st, End::Bound("max-events", detail), &k);
             }
-            match self.exec_one(&mut st, cur, &mut k, &mut ops) {
+            k.cur = cur;
+            let events = self.trace.len();
+            let flow = self.exec_one(&mut st, cur, &mut k, &mut ops);
+            if self.trace.len() > events {
+                k.mark_fresh(cur, self.inputs.len(), self.pcon.len());
+            }
+            match flow {
                 Flow::Next => {}
-                Flow::Switch(c) => cur = c,
+                Flow::Switch(c) => {
+                    k.mark_fresh(c, self.inputs.len(), self.pcon.len());
+                    cur = c;
+                }
                 Flow::Park => match k.resume.pop() {
                     Some(c) => cur = c,
                     None => break self.end_step(st, k),
@@ -672,6 +681,44 @@ impl<'p> Engine<'p> {
         )))
     }
 
+    /// The effect on other threads that the current step had before `t`'s local code
+    /// ends the run (outside atomic sections), if any.
+    fn eager_gap(&self, st: &State, t: Tid, k: &StepCtx) -> Option<String> {
+        match (&k.shared_effect, st.threads[t].atomic) {
+            (Some(effect), 0) if k.tid.is_some() => Some(effect.clone()),
+            _ => None,
+        }
+    }
+
+    /// Does `c` depend only on inputs `t` read since its last visible event (values no
+    /// other thread can have seen), with a satisfiable alternative? Then the assume
+    /// failing hides nothing from other threads: the run with `t` past the assume (and
+    /// never scheduled again) reaches the same states of the others.
+    fn fails_privately(&mut self, t: Tid, c: TermId, k: &StepCtx) -> bool {
+        let Some(&(_, i0, p0)) = k.fresh.iter().find(|(u, _, _)| *u == t) else {
+            return false;
+        };
+        let fresh: rustc_hash::FxHashSet<Var> = self.inputs[i0.min(self.inputs.len())..]
+            .iter()
+            .filter(|r| r.tid == t)
+            .map(|r| r.var)
+            .collect();
+        let private = |pool: &TermPool, term: TermId| {
+            let vars = pool.vars(term);
+            let touches = vars.iter().any(|(v, _)| fresh.contains(v));
+            (touches, vars.iter().all(|(v, _)| fresh.contains(v)))
+        };
+        let (touches, only) = private(&self.pool, c);
+        if !touches || !only {
+            return false;
+        }
+        let mixed = self.pcon[p0.min(self.pcon.len())..].iter().any(|&conj| {
+            let (touches, only) = private(&self.pool, conj);
+            touches && !only
+        });
+        !mixed && self.feasible(c) == Some(true)
+    }
+
     /// `__VERIFIER_assume(cond)`: the run ends where it is false.
     #[allow(clippy::too_many_arguments)]
     fn assume(
@@ -691,10 +738,10 @@ impl<'p> Engine<'p> {
             st.top_mut(t).index += 1;
             return Flow::Next;
         }
-        let gap = match (&k.shared_effect, st.threads[t].atomic) {
-            (Some(effect), 0) => Some(format!(
-                "the assume at {} can fail after {effect} in the same step; an execution in which \
-                 the thread only blocks there could reach more",
+        let gap = match self.eager_gap(st, t, k) {
+            Some(effect) if !self.fails_privately(t, c, k) => Some(format!(
+                "thread {t} stopped at the assume at {} (after {effect} in the same step) instead \
+                 of ending the run",
                 self.location(stmt.span)
             )),
             _ => None,
@@ -989,8 +1036,17 @@ impl<'p> Engine<'p> {
                 span: term.span,
                 tid: t,
             }),
-            TermKind::Abort => Flow::End(End::Aborted),
-            TermKind::Exit(_) => Flow::End(End::Completed),
+            TermKind::Abort | TermKind::Exit(_) => match self.eager_gap(st, t, k) {
+                Some(effect) => Flow::End(End::AssumeFalse {
+                    gap: Some(format!(
+                        "thread {t} stopped at {} (after {effect} in the same step) instead of \
+                         ending the run",
+                        self.location(term.span)
+                    )),
+                }),
+                None if matches!(term.kind, TermKind::Abort) => Flow::End(End::Aborted),
+                None => Flow::End(End::Completed),
+            },
             TermKind::Unreachable => self.unsupported(
                 term.span,
                 Unsupported("control reached a point the front end marked unreachable".into()),

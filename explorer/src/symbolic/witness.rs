@@ -46,6 +46,7 @@ pub fn build_and_replay(
                 EventKind::ThreadEnd => "thread_end",
             }
             .to_string(),
+            text: statement_text(e.prog, s.stmt),
         })
         .collect();
     Ok(Found {
@@ -57,6 +58,19 @@ pub fn build_and_replay(
         witness,
         steps,
     })
+}
+
+/// A statement in the IR's text form (a thread's end shows its terminator).
+fn statement_text(prog: &analysis::ir::Program, id: analysis::ir::StmtId) -> String {
+    let func = prog.function(prog.stmt_locs[id.index()].func);
+    match prog.stmt(id) {
+        analysis::ir::StmtRef::Stmt(s) => analysis::ir::stmt_text(prog, func, &s.kind),
+        analysis::ir::StmtRef::Term(t) => match &t.kind {
+            analysis::ir::TermKind::Return(_) => format!("return from {}", func.name),
+            analysis::ir::TermKind::ThreadExit(_) => "pthread_exit".to_string(),
+            _ => "end".to_string(),
+        },
+    }
 }
 
 fn build(e: &Engine<'_>) -> Witness {

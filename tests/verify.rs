@@ -1,0 +1,243 @@
+//! `agx verify` on the fixtures of fixtures/verify/, under every strategy.
+//!
+//! Each fixture declares its cases in lines ` // agx-verify: EXPECT [OPTIONS]` (EXPECT:
+//! `safe`, `unknown`, or `violation KIND`), and marks the line where a violation must be
+//! reported with a trailing `// VIOLATION` (`// DEADLOCK` for a deadlock). For every case
+//! and strategy the verdict, kind and line must match, the JSON must follow the
+//! documented schema, and the witness must replay with `agx run FILE --witness W` to the
+//! same violation.
+
+mod common;
+
+use common::{agx_bin, files_with_ext, process, project_root, shown};
+use serde_json::Value;
+use std::path::Path;
+use std::time::Duration;
+
+const LIMIT: Duration = Duration::from_secs(120);
+const STRATEGIES: [&str; 3] = ["baseline", "dpor", "dpor+ag"];
+
+struct Case {
+    expect: String,
+    kind: Option<String>,
+    args: Vec<String>,
+}
+
+fn cases(text: &str) -> Vec<Case> {
+    text.lines()
+        .filter_map(|l| l.trim_start().strip_prefix("// agx-verify:"))
+        .map(|rest| {
+            let words: Vec<String> = rest.split_whitespace().map(str::to_string).collect();
+            let expect = words.first().cloned().unwrap_or_default();
+            let (kind, args) = if expect == "violation" {
+                (words.get(1).cloned(), words[2.min(words.len())..].to_vec())
+            } else {
+                (None, words[1.min(words.len())..].to_vec())
+            };
+            Case { expect, kind, args }
+        })
+        .collect()
+}
+
+/// Lines carrying the marker comment.
+fn marked(text: &str, marker: &str) -> Vec<u64> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| l.trim_end().ends_with(marker))
+        .map(|(i, _)| i as u64 + 1)
+        .collect()
+}
+
+fn check_schema(out: &Value) -> Result<(), String> {
+    for key in [
+        "verdict",
+        "reason",
+        "violation",
+        "witness",
+        "strategy",
+        "stats",
+        "steps",
+        "incomplete",
+    ] {
+        if out.get(key).is_none() {
+            return Err(format!("no `{key}` in the output"));
+        }
+    }
+    for key in [
+        "runs",
+        "partial_runs",
+        "states",
+        "solver_queries",
+        "solver_time_ms",
+        "time_ms",
+    ] {
+        if out["stats"].get(key).is_none() {
+            return Err(format!("no `stats.{key}` in the output"));
+        }
+    }
+    Ok(())
+}
+
+/// Replays the witness of `out` and checks it ends in the same violation.
+fn replay(root: &Path, file: &Path, out: &Value, line: u64) -> Result<(), String> {
+    let dir = std::env::temp_dir().join(format!("agx-verify-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("w");
+    let witness = dir.join(format!("{stem}-{}.json", line));
+    std::fs::write(&witness, out["witness"].to_string()).map_err(|e| e.to_string())?;
+    let args = vec![
+        "run".to_string(),
+        shown(file),
+        "--witness".to_string(),
+        witness.display().to_string(),
+    ];
+    let run = process::run(&agx_bin(), &args, root, LIMIT);
+    let _ = std::fs::remove_file(&witness);
+    let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if run.code != Some(1) || !run.stderr.contains(&format!("{name}:{line}")) {
+        return Err(format!(
+            "the witness does not replay ({}): {}",
+            run.ending(),
+            run.stderr.trim()
+        ));
+    }
+    Ok(())
+}
+
+fn check_case(
+    root: &Path,
+    file: &Path,
+    text: &str,
+    case: &Case,
+    strategy: &str,
+) -> Result<(), String> {
+    let mut args = vec![
+        "verify".to_string(),
+        shown(file),
+        "--format".into(),
+        "json".into(),
+    ];
+    args.extend(["--strategy".to_string(), strategy.to_string()]);
+    args.extend(case.args.iter().cloned());
+    let run = process::run(&agx_bin(), &args, root, LIMIT);
+    let out: Value = serde_json::from_str(run.stdout.trim()).map_err(|e| {
+        format!(
+            "not JSON ({}): {e}; stderr: {}",
+            run.ending(),
+            run.stderr.trim()
+        )
+    })?;
+    check_schema(&out)?;
+    let verdict = out["verdict"].as_str().unwrap_or("");
+    if verdict != case.expect {
+        return Err(format!(
+            "verdict {verdict}, expected {} (reason: {})",
+            case.expect, out["reason"]
+        ));
+    }
+    let expected_code = if verdict == "violation" { 1 } else { 0 };
+    if run.code != Some(expected_code) {
+        return Err(format!("{} for verdict {verdict}", run.ending()));
+    }
+    if verdict == "unknown" && out["reason"].as_str().is_none_or(str::is_empty) {
+        return Err("unknown without a reason".into());
+    }
+    if verdict != "violation" {
+        return Ok(());
+    }
+    let violation = &out["violation"];
+    let kind = violation["kind"].as_str().unwrap_or("");
+    if let Some(k) = &case.kind {
+        if kind != k {
+            return Err(format!("violation kind {kind}, expected {k}"));
+        }
+    }
+    let marker = if kind == "deadlock" {
+        "// DEADLOCK"
+    } else {
+        "// VIOLATION"
+    };
+    let line = violation["line"].as_u64().unwrap_or(0);
+    let lines = marked(text, marker);
+    if !lines.contains(&line) {
+        return Err(format!(
+            "violation at line {line}, expected one of {lines:?}"
+        ));
+    }
+    replay(root, file, &out, line)
+}
+
+#[test]
+fn verify_fixtures_get_their_verdicts_under_every_strategy() {
+    let root = project_root();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for file in files_with_ext(&root.join("fixtures/verify"), &["c"]) {
+        let text = std::fs::read_to_string(&file).expect("fixture");
+        let cases = cases(&text);
+        assert!(
+            !cases.is_empty(),
+            "{}: no `// agx-verify:` case",
+            shown(&file)
+        );
+        for case in &cases {
+            for strategy in STRATEGIES {
+                checked += 1;
+                if let Err(e) = check_case(&root, &file, &text, case, strategy) {
+                    failures.push(format!(
+                        "{} [{} {}] --strategy {strategy}: {e}",
+                        shown(&file),
+                        case.expect,
+                        case.args.join(" ")
+                    ));
+                }
+            }
+        }
+    }
+    assert!(checked > 0, "no fixture under fixtures/verify");
+    assert!(
+        failures.is_empty(),
+        "{} case(s) failed:\n  {}",
+        failures.len(),
+        failures.join("\n  ")
+    );
+}
+
+#[test]
+fn text_report_names_verdict_witness_and_stats() {
+    let root = project_root();
+    let file = root.join("fixtures/verify/race_counter.c");
+    let args = vec!["verify".to_string(), shown(&file)];
+    let run = process::run(&agx_bin(), &args, &root, LIMIT);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    // Times vary from run to run: keep everything else.
+    let report: String = run
+        .stdout
+        .lines()
+        .map(|l| match l.find(" solver queries") {
+            Some(_) if l.starts_with("stats") => {
+                l.split(", ").take(3).collect::<Vec<_>>().join(", ")
+            }
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    insta::assert_snapshot!(report);
+}
+
+#[test]
+fn bad_options_are_errors() {
+    let root = project_root();
+    let file = shown(&root.join("fixtures/verify/race_counter.c"));
+    for bad in [
+        vec!["--strategy", "dfs"],
+        vec!["--format", "xml"],
+        vec!["--check", "races"],
+        vec!["--target", "nofile.c:3"],
+    ] {
+        let mut args = vec!["verify".to_string(), file.clone()];
+        args.extend(bad.iter().map(|s| s.to_string()));
+        let run = process::run(&agx_bin(), &args, &root, LIMIT);
+        assert_eq!(run.code, Some(2), "{bad:?}: {}", run.stderr);
+    }
+}
