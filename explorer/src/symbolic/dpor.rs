@@ -155,6 +155,11 @@ impl VClock {
         }
     }
 
+    /// Is this clock pointwise at most `other` (everything it has seen, `other` has)?
+    pub fn le(&self, other: &VClock) -> bool {
+        self.0.iter().enumerate().all(|(i, &v)| v <= other.get(i))
+    }
+
     /// The pointwise minimum: a lower bound of both.
     pub fn meet(&self, other: &VClock) -> VClock {
         let n = self.0.len().max(other.0.len());
@@ -283,22 +288,26 @@ impl Dpor {
         out
     }
 
-    /// Backtrack repair for a pruned subtree (§5.2 of the paper): `p` (or an unknown
-    /// future thread when `None`, with a lower bound `clock` of its clock) may perform
-    /// `access` after the current node. Unlike [`Dpor::races_of_pending`] every racing
-    /// step gets a backtrack point, because the clock is only a lower bound.
-    pub fn races_of_summary(&mut self, p: Option<Tid>, clock: &VClock, access: &Access) {
-        for i in (0..self.events.len()).rev() {
+    /// Would the backtrack repair of a pruned subtree (§5.2) add anything? `p` (or an
+    /// unknown future thread when `None`, with a lower bound `clock` of its clock) may
+    /// perform `access` after the current node; every step of the path racing with it
+    /// would need `p` (or every enabled thread) in its node's backtrack set. Because the
+    /// clock is only a lower bound, every racing step counts, not just the last.
+    pub fn repair_needed(&self, p: Option<Tid>, clock: &VClock, access: &Access) -> bool {
+        (0..self.events.len()).rev().any(|i| {
             let e = &self.events[i];
             if Some(e.tid) == p || !e.foot.iter().any(|x| races(x, access)) {
-                continue;
+                return false;
             }
             if clock.get(e.tid) > i as u32 {
-                continue;
+                return false;
             }
-            let node = e.node;
-            self.nodes[node].add_backtrack(p);
-        }
+            let node = &self.nodes[e.node];
+            match p {
+                Some(p) if node.enabled.contains(&p) => !node.backtrack.contains(&p),
+                _ => !node.enabled.iter().all(|t| node.backtrack.contains(t)),
+            }
+        })
     }
 }
 

@@ -12,7 +12,7 @@ use super::model::Assignment;
 use super::names::{Names, ObjInst, ObjName, ThreadKey};
 use super::smt::{Answer, Smt};
 use super::state::{State, Tid};
-use super::summary::{RwEntry, Summaries, WpOp};
+use super::summary::{Accesses, Summaries, WpOp};
 use super::term::{TermId, TermPool, Var};
 use super::{Checks, Config, Found, Incomplete, Outcome, Stats, Strategy, Verdict, VerifyError};
 use crate::concrete::{EventKind, InputSource, ViolationKind};
@@ -27,7 +27,7 @@ pub struct Sub {
     /// summaries on; `true` otherwise).
     pub wp: TermId,
     /// Accesses made below it, by thread name (only with summaries on).
-    pub rw: FxHashSet<RwEntry>,
+    pub rw: Accesses,
 }
 
 /// How a run ends inside a step.
@@ -313,14 +313,14 @@ impl<'p> Engine<'p> {
     pub fn nothing(&mut self) -> Sub {
         Sub {
             wp: self.pool.fals(),
-            rw: FxHashSet::default(),
+            rw: Accesses::default(),
         }
     }
 
     pub fn safe(&mut self) -> Sub {
         Sub {
             wp: self.pool.tru(),
-            rw: FxHashSet::default(),
+            rw: Accesses::default(),
         }
     }
 
@@ -464,7 +464,7 @@ impl<'p> Engine<'p> {
     /// Explores the sides of a fork; the wp is the union of `guard ∧ wp(side)`.
     pub fn fork(&mut self, sides: Vec<Side>, cur: Tid, k: &StepCtx) -> Sub {
         let mut wp = self.pool.fals();
-        let mut rw = FxHashSet::default();
+        let mut rw = Accesses::default();
         for side in sides {
             if self.stop {
                 break;
@@ -547,8 +547,20 @@ impl<'p> Engine<'p> {
     /// A run ends inside a step.
     pub fn leaf(&mut self, st: &State, end: End, k: &StepCtx) -> Sub {
         self.stats.runs += 1;
+        if std::env::var_os("AGX_DEBUG").is_some() {
+            let tr: Vec<String> = self
+                .trace
+                .iter()
+                .map(|i| format!("{}:{}", i.tid, i.stmt))
+                .collect();
+            eprintln!("run end {end:?}: {}", tr.join(" "));
+        }
         self.races_at_end(st, k);
-        let rw = self.step_rw(st, k, true);
+        let start = match (k.tid, self.dpor.nodes.last()) {
+            (Some(t), Some(n)) => n.clocks.get(t).cloned().unwrap_or_default(),
+            _ => Default::default(),
+        };
+        let rw = self.step_rw(st, k, &start, true);
         let safe = match end {
             End::Completed | End::Aborted => true,
             End::AssumeFalse { gap } => {
@@ -668,19 +680,28 @@ impl<'p> Engine<'p> {
         }
     }
 
-    /// The accesses of the current step as RVar/WVar entries.
-    pub fn step_rw(&self, st: &State, k: &StepCtx, ends_run: bool) -> FxHashSet<RwEntry> {
-        let mut rw = FxHashSet::default();
+    /// The accesses of the current step as RVar/WVar entries, with the thread's clock
+    /// before the step.
+    /// A step that ends the run touches everything (other threads are cut off).
+    pub fn step_rw(
+        &self,
+        st: &State,
+        k: &StepCtx,
+        clock: &super::dpor::VClock,
+        ends_run: bool,
+    ) -> Accesses {
+        let mut rw = Accesses::default();
         if !self.wp_on {
             return rw;
         }
         if let Some(t) = k.tid {
             let key = st.threads[t].key;
             for a in &k.foot {
-                rw.insert((key, *a));
+                rw.add((key, *a), clock);
             }
-            if ends_run {
-                rw.insert((key, Access::write(Loc::All)));
+            let others_live = (0..st.threads.len()).any(|u| u != t && st.is_live(u));
+            if ends_run && others_live {
+                rw.add((key, Access::write(Loc::All)), clock);
             }
         }
         rw
@@ -688,11 +709,14 @@ impl<'p> Engine<'p> {
 
     /// At the end of a run inside a step: the step (which ends the run, so it is
     /// dependent with everything) races with every other thread's pending event.
-    fn races_at_end(&mut self, st: &State, k: &StepCtx) {
+    /// Returns the step's clock.
+    fn races_at_end(&mut self, st: &State, k: &StepCtx) -> super::dpor::VClock {
+        let Some(t) = k.tid else {
+            return Default::default();
+        };
         if self.cfg.strategy == Strategy::Baseline {
-            return;
+            return Default::default();
         }
-        let Some(t) = k.tid else { return };
         let node = self.dpor.nodes.len() - 1;
         let start = self.dpor.nodes[node]
             .clocks
@@ -708,7 +732,7 @@ impl<'p> Engine<'p> {
             clock: clock.clone(),
         });
         let mut clocks = self.dpor.nodes[node].clocks.clone();
-        set_clock(&mut clocks, t, clock);
+        set_clock(&mut clocks, t, clock.clone());
         for p in 0..st.threads.len() {
             if p == t || !st.is_live(p) {
                 continue;
@@ -719,6 +743,7 @@ impl<'p> Engine<'p> {
             }
         }
         self.dpor.events.pop();
+        clock
     }
 
     /// Applies a step's weakest-precondition transformer to a subtree's result.

@@ -16,10 +16,10 @@ use super::dpor::{dependent, EventInfo, Footprint, NodeInfo, VClock};
 use super::engine::{set_clock, Engine, StepCtx, Sub};
 use super::names::ThreadKey;
 use super::state::{State, Status, Tid};
-use super::summary::{rename_inputs, substitute, RwEntry, RET_DEPTH};
+use super::summary::{rename_inputs, substitute, Accesses, RwTable, RET_DEPTH};
 use super::term::{var_bloom, TermId, Var};
 use super::Strategy;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 
 impl<'p> Engine<'p> {
@@ -43,7 +43,10 @@ impl<'p> Engine<'p> {
         for &c in &k.created {
             set_clock(&mut clocks, c, clock.clone());
         }
-        let own = self.step_rw(&st, &k, false);
+        // Before its own event: what happened before the thread took this step (as
+        // DPOR's race check uses for pending events). The event's clock would also
+        // count the very dependences a later reordering must be able to reverse.
+        let own = self.step_rw(&st, &k, &start, false);
         self.dpor.events.push(EventInfo {
             tid: t,
             node: idx,
@@ -156,7 +159,17 @@ impl<'p> Engine<'p> {
             }
         }
         let initial: BTreeSet<Tid> = if dpor {
-            match enabled.iter().find(|t| !sleep.iter().any(|(u, _)| u == *t)) {
+            // Round-robin from the thread of the previous step (the interpreter's default
+            // schedule): a first run that alternates threads visits the nodes that later
+            // reorderings come back to, so summaries prune them early.
+            let last = self.dpor.events.last().map_or(0, |e| e.tid + 1);
+            let awake = |t: &&Tid| !sleep.iter().any(|(u, _)| u == *t);
+            let first = enabled
+                .iter()
+                .filter(|&&t| t >= last)
+                .find(awake)
+                .or_else(|| enabled.iter().find(awake));
+            match first {
                 Some(&t) => BTreeSet::from([t]),
                 None => {
                     if std::env::var_os("AGX_DEBUG").is_some() {
@@ -191,7 +204,7 @@ impl<'p> Engine<'p> {
         let idx = self.dpor.nodes.len() - 1;
         self.on_stack.entry(fp).or_default().push(idx);
         let mut wp = self.pool.tru();
-        let mut rw: FxHashSet<RwEntry> = FxHashSet::default();
+        let mut rw = Accesses::default();
         while let Some(t) = self.next_thread(idx) {
             if self.stop {
                 break;
@@ -211,12 +224,15 @@ impl<'p> Engine<'p> {
                 }
             }
         }
-        self.dpor.nodes.pop();
+        let info = self.dpor.nodes.pop().expect("pushed above");
         if let Some(v) = self.on_stack.get_mut(&fp) {
             v.pop();
         }
         if let Some(key) = key {
-            self.record_summary(&st, key, wp, sleep_free && !self.stop, &rw);
+            let keys: Vec<ThreadKey> = st.threads.iter().map(|th| th.key).collect();
+            let _ = info;
+            let table = rw.relative_to(&keys, self.dpor.events.len());
+            self.record_summary(&st, key, wp, sleep_free && !self.stop, &table);
         }
         Sub { wp, rw }
     }
@@ -243,6 +259,14 @@ impl<'p> Engine<'p> {
 
     /// No thread can run: the program completed, or deadlocked.
     fn terminal(&mut self, st: &State) -> Sub {
+        if std::env::var_os("AGX_DEBUG").is_some() {
+            let tr: Vec<String> = self
+                .trace
+                .iter()
+                .map(|i| format!("{}:{}", i.tid, i.stmt))
+                .collect();
+            eprintln!("run end: {}", tr.join(" "));
+        }
         let blocked = (0..st.threads.len()).find(|&t| st.is_live(t));
         match blocked {
             None => {
@@ -287,7 +311,7 @@ impl<'p> Engine<'p> {
         key: Vec<u64>,
         wp: TermId,
         standalone: bool,
-        rw: &FxHashSet<RwEntry>,
+        rw: &RwTable,
     ) {
         let cursors = Self::cursors(st);
         let ps = if standalone {
@@ -328,6 +352,7 @@ impl<'p> Engine<'p> {
         if self.feasible(violated) != Some(false) {
             return None;
         }
+        let rw = self.repair(st, &rw, clocks)?;
         self.stats.partial_runs += 1;
         self.stats.pruned += 1;
         if std::env::var_os("AGX_DEBUG").is_some() {
@@ -343,7 +368,6 @@ impl<'p> Engine<'p> {
                 rw
             );
         }
-        self.repair(st, &rw, clocks);
         Some(Sub { wp: here, rw })
     }
 
@@ -394,11 +418,17 @@ impl<'p> Engine<'p> {
     }
 
     /// §5.2: the accesses recorded below a pruned node race with the path as if they
-    /// had been executed.
-    fn repair(&mut self, st: &State, rw: &FxHashSet<RwEntry>, clocks: &[VClock]) {
-        if self.cfg.strategy == Strategy::Baseline {
-            return;
-        }
+    /// had been executed after it. An access happens after the node positions of the
+    /// threads its table entry names (and of its own thread), so the path's steps before
+    /// those do not race with it; its clock is the join of their clocks here (for a
+    /// thread not yet created with nothing known, the meet of all clocks).
+    ///
+    /// Returns `None` when such a race is not yet covered by the backtrack sets of the
+    /// path: the node is then explored rather than pruned, so that pruning never makes
+    /// DPOR explore what it would not have explored (runs(dpor+ag) ≤ runs(dpor)).
+    /// Otherwise returns the accesses on this path's clock scale, for the enclosing
+    /// nodes' tables.
+    fn repair(&mut self, st: &State, rw: &RwTable, clocks: &[VClock]) -> Option<Accesses> {
         let by_key: FxHashMap<ThreadKey, Tid> = st
             .threads
             .iter()
@@ -411,15 +441,27 @@ impl<'p> Engine<'p> {
             .fold(clocks.first().cloned().unwrap_or_default(), |acc, c| {
                 acc.meet(c)
             });
-        let mut entries: Vec<&RwEntry> = rw.iter().collect();
-        entries.sort();
-        for &(thread, access) in entries {
+        let mut out = Accesses::default();
+        for (&(thread, access), after) in rw {
             let p = by_key.get(&thread).copied();
-            let clock = match p {
-                Some(p) => clocks.get(p).cloned().unwrap_or_default(),
-                None => floor.clone(),
-            };
-            self.dpor.races_of_summary(p, &clock, &access);
+            let mut clock = VClock::default();
+            let mut known = false;
+            for q in after.iter().filter_map(|k| by_key.get(k)).chain(p.iter()) {
+                if let Some(c) = clocks.get(*q) {
+                    clock.join(c);
+                    known = true;
+                }
+            }
+            if !known {
+                clock = floor.clone();
+            }
+            if self.cfg.strategy != Strategy::Baseline
+                && self.dpor.repair_needed(p, &clock, &access)
+            {
+                return None;
+            }
+            out.add((thread, access), &clock);
         }
+        Some(out)
     }
 }

@@ -39,11 +39,11 @@
 //! occupied slot of another key replaces it (dropping a summary only weakens pruning). A
 //! summary stops growing once its term has `size_bound` nodes.
 
-use super::dpor::Access;
+use super::dpor::{Access, VClock};
 use super::model::topological;
 use super::names::ThreadKey;
 use super::term::{var_bloom, Node, TermId, TermPool, Var};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use std::hash::{Hash, Hasher};
 
 /// One step of a weakest-precondition transformer.
@@ -159,11 +159,58 @@ pub fn rename_inputs(
 /// An access recorded in RVar/WVar: a thread (by stable name) and what it accessed.
 pub type RwEntry = (ThreadKey, Access);
 
+/// The accesses made below a node, each with a lower bound of the clocks of its
+/// occurrences (the pointwise minimum), on the current path's clock scale.
+#[derive(Clone, Debug, Default)]
+pub struct Accesses(pub FxHashMap<RwEntry, VClock>);
+
+impl Accesses {
+    pub fn add(&mut self, entry: RwEntry, clock: &VClock) {
+        match self.0.get_mut(&entry) {
+            Some(c) => *c = c.meet(clock),
+            None => {
+                self.0.insert(entry, clock.clone());
+            }
+        }
+    }
+
+    pub fn extend(&mut self, other: Accesses) {
+        for (e, c) in other.0 {
+            self.add(e, &c);
+        }
+    }
+
+    /// Relative to a node reached after `since` steps of the path, whose threads are
+    /// `keys` (by runtime id): for each entry, the threads with a step after the node
+    /// that happens before (every occurrence of) it. Happens-before established before
+    /// the node depends on the path to it and is not kept: another path to the same node
+    /// may order the threads differently.
+    pub fn relative_to(&self, keys: &[ThreadKey], since: usize) -> RwTable {
+        self.0
+            .iter()
+            .map(|(e, c)| {
+                let after: Vec<ThreadKey> = keys
+                    .iter()
+                    .enumerate()
+                    .filter(|(q, _)| c.get(*q) as usize > since)
+                    .map(|(_, k)| *k)
+                    .collect();
+                (*e, after)
+            })
+            .collect()
+    }
+}
+
+/// RVar/WVar of one node: each access below it, with the threads (by name) that have a
+/// step after the node happening before it (so, on any path to the node, the steps
+/// before those threads' positions happen before the access too).
+pub type RwTable = FxHashMap<RwEntry, Vec<ThreadKey>>;
+
 struct Entry {
     key: Box<[u64]>,
     /// The summary, with inputs as `Fut`; `None` while no sleep-free visit finished.
     ps: Option<TermId>,
-    rw: FxHashSet<RwEntry>,
+    rw: RwTable,
 }
 
 /// The bounded summary table.
@@ -177,7 +224,7 @@ pub struct Summaries {
 /// What the table knows about a key.
 pub struct Known<'a> {
     pub ps: Option<TermId>,
-    pub rw: &'a FxHashSet<RwEntry>,
+    pub rw: &'a RwTable,
 }
 
 impl Summaries {
@@ -205,13 +252,7 @@ impl Summaries {
 
     /// Records one finished visit of `key`: its wp (with inputs already as `Fut`; `None`
     /// when the visit's subtree was sleep-set-reduced) and the accesses made below it.
-    pub fn record(
-        &mut self,
-        pool: &mut TermPool,
-        key: Vec<u64>,
-        wp: Option<TermId>,
-        rw: &FxHashSet<RwEntry>,
-    ) {
+    pub fn record(&mut self, pool: &mut TermPool, key: Vec<u64>, wp: Option<TermId>, rw: &RwTable) {
         let i = self.slot(&key);
         let fresh = match &self.slots[i] {
             Some(e) => *e.key != *key,
@@ -224,12 +265,20 @@ impl Summaries {
             self.slots[i] = Some(Entry {
                 key: key.into_boxed_slice(),
                 ps: None,
-                rw: FxHashSet::default(),
+                rw: RwTable::default(),
             });
         }
         let bound = self.size_bound;
         let e = self.slots[i].as_mut().expect("slot just filled");
-        e.rw.extend(rw.iter().copied());
+        for (entry, after) in rw {
+            match e.rw.get_mut(entry) {
+                // Only what every visit guarantees: the intersection.
+                Some(known) => known.retain(|k| after.contains(k)),
+                None => {
+                    e.rw.insert(*entry, after.clone());
+                }
+            }
+        }
         if let Some(wp) = wp {
             e.ps = Some(match e.ps {
                 None => wp,
@@ -331,7 +380,7 @@ mod tests {
         let z = p.bv_const(0, 8);
         let c1 = p.eq(a, z);
         let c2 = p.ne(a, z);
-        let rw = FxHashSet::default();
+        let rw = RwTable::default();
         s.record(&mut p, vec![1], Some(c1), &rw);
         assert_eq!(s.lookup(&[1]).and_then(|k| k.ps), Some(c1));
         s.record(&mut p, vec![1], Some(c2), &rw);
