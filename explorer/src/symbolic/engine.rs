@@ -184,6 +184,8 @@ pub struct Engine<'p> {
     /// Nodes of the current path by state fingerprint.
     pub on_stack: FxHashMap<u64, Vec<usize>>,
     pub summaries: Option<Summaries>,
+    /// Static reachability of the targets, when the Type A cut is on.
+    pub reach: Option<super::reach::Reach>,
     pub wp_on: bool,
     pub stats: Stats,
     pub found: Vec<Found>,
@@ -250,6 +252,7 @@ impl<'p> Engine<'p> {
             dpor: Dpor::default(),
             on_stack: FxHashMap::default(),
             summaries: wp_on.then(|| Summaries::new(cfg.summary_slots, cfg.summary_size_bound)),
+            reach: None,
             wp_on,
             stats: Stats::default(),
             found: Vec::new(),
@@ -263,8 +266,31 @@ impl<'p> Engine<'p> {
         })
     }
 
+    /// Is the Type A cut of §6.1 on? Only for dpor+ag with the slice, and only when the
+    /// search checks nothing but the targets (a deadlock or memory error could still
+    /// happen after the last target).
+    pub fn cut_on(&self) -> bool {
+        self.cfg.slice
+            && self.cfg.strategy == Strategy::DporAg
+            && !self.cfg.checks.deadlock
+            && !self.cfg.checks.memory
+    }
+
     /// Runs the search and decides the verdict.
     pub fn search(mut self) -> Result<Outcome, VerifyError> {
+        if self.cut_on() {
+            let prog = self.prog;
+            let targets = self.cfg.targets.clone();
+            let is_target = |f: usize, b: usize| {
+                let term = &prog.functions[f].blocks[b].term;
+                matches!(term.kind, TermKind::Error(_))
+                    && targets.as_ref().is_none_or(|ts| {
+                        ts.iter()
+                            .any(|&(file, line)| term.span.file == file && term.span.line == line)
+                    })
+            };
+            self.reach = Some(super::reach::Reach::new(prog, &mut self.names, &is_target));
+        }
         let st = self.initial_state()?;
         let _ = self.run(st, 0, StepCtx::initial());
         if let Some(e) = self.error.take() {

@@ -45,6 +45,7 @@ pub mod engine;
 pub mod events;
 pub mod model;
 pub mod names;
+pub mod reach;
 pub mod run;
 pub mod search;
 pub mod smt;

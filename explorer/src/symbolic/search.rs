@@ -152,6 +152,9 @@ impl<'p> Engine<'p> {
             self.stats.cycles += 1;
             return self.nothing();
         }
+        if let Some(sub) = self.type_a_cut(&st, &clocks) {
+            return sub;
+        }
         let key = self.wp_on.then(|| st.key(&self.pool));
         if let Some(key) = &key {
             if let Some(sub) = self.try_prune(&st, key, &clocks) {
@@ -235,6 +238,62 @@ impl<'p> Engine<'p> {
             self.record_summary(&st, key, wp, sleep_free && !self.stop, &table);
         }
         Sub { wp, rw }
+    }
+
+    /// §6.1, Type A: if no live thread can reach a target any more, the subtree cannot
+    /// violate the property: it ends here (wp `true`, a partial run) — provided the
+    /// accesses the skipped code may make would not race with the path in a way DPOR has
+    /// not covered yet (see [`super::reach`]).
+    fn type_a_cut(&mut self, st: &State, clocks: &[VClock]) -> Option<Sub> {
+        let reach = self.reach.as_ref()?;
+        let mut accesses: Vec<(Tid, super::dpor::Access)> = Vec::new();
+        for (t, th) in st.threads.iter().enumerate() {
+            if !st.is_live(t) {
+                continue;
+            }
+            let mut ends = matches!(
+                th.status,
+                Status::Ending {
+                    exit_program: false,
+                    ..
+                }
+            );
+            for f in th.frames.iter().rev() {
+                let (func, block) = (f.func.index(), f.block as usize);
+                if reach.reaches[func][block] {
+                    return None;
+                }
+                let fut = &reach.future[func][block];
+                accesses.extend(fut.accesses.iter().map(|a| (t, *a)));
+                ends |= fut.ends;
+                if !reach.returns[func][block] {
+                    break;
+                }
+            }
+            if ends {
+                accesses.push((
+                    t,
+                    super::dpor::Access::release(super::dpor::Loc::Thread(th.key)),
+                ));
+            }
+            if let Some(pending) = self.pending_footprint(st, t) {
+                accesses.extend(pending.into_iter().map(|a| (t, a)));
+            }
+        }
+        let mut rw = Accesses::default();
+        for (t, a) in accesses {
+            let clock = clocks.get(t).cloned().unwrap_or_default();
+            if self.dpor.repair_needed(Some(t), &clock, &a) {
+                return None;
+            }
+            rw.add((st.threads[t].key, a), &clock);
+        }
+        self.stats.partial_runs += 1;
+        self.stats.slice_skips += 1;
+        Some(Sub {
+            wp: self.pool.tru(),
+            rw,
+        })
     }
 
     /// The index of a node on the path whose state equals `st`.

@@ -1,0 +1,279 @@
+//! Static reachability of the targets, for the Type A cut of §6.1: a node from which no
+//! thread can reach a target (an `Error` terminator checked by this search) is a dead
+//! end for the property, and its subtree need not be explored.
+//!
+//! For every block of every function this computes (as least fixpoints over the call
+//! and thread-creation graph):
+//! - `reaches`: a target is reachable from the block's start, through its successors,
+//!   the functions it calls and the threads it creates;
+//! - `returns`: the function can return (to its caller) from the block;
+//! - `future`: the shared locations the code from the block may touch, as DPOR
+//!   accesses: direct accesses of globals by address, mutexes and conditions by address;
+//!   anything reached through a pointer, thread creation or join, or the end of `main`
+//!   is [`Loc::All`].
+//!
+//! The search cuts a node only when no live thread reaches a target *and* the accesses
+//! the cut code could make would not require a backtrack point DPOR does not already
+//! have (a cut subtree must not hide a race with the path: reversing it could lead
+//! elsewhere).
+
+use super::dpor::{Access, Loc};
+use super::names::{Names, ObjName};
+use analysis::ir::{Callee, FuncId, ObjectKind, Operand, Program, StmtKind, SyncOp, TermKind};
+use std::collections::BTreeSet;
+
+/// A footprint with the thread's own end left symbolic (its key is known only at run
+/// time).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Future {
+    pub accesses: BTreeSet<Access>,
+    /// The code may end the thread (a release of its end for joiners).
+    pub ends: bool,
+}
+
+impl Future {
+    fn all() -> Future {
+        let mut f = Future::default();
+        f.accesses.insert(Access::write(Loc::All));
+        f
+    }
+
+    fn is_all(&self) -> bool {
+        self.accesses.iter().any(|a| a.loc == Loc::All)
+    }
+
+    /// Adds `other`; returns whether anything changed.
+    fn absorb(&mut self, other: &Future) -> bool {
+        if self.is_all() {
+            let changed = other.ends && !self.ends;
+            self.ends |= other.ends;
+            return changed;
+        }
+        if other.is_all() {
+            *self = Future {
+                ends: self.ends || other.ends,
+                ..Future::all()
+            };
+            return true;
+        }
+        let before = (self.accesses.len(), self.ends);
+        self.accesses.extend(other.accesses.iter().copied());
+        self.ends |= other.ends;
+        before != (self.accesses.len(), self.ends)
+    }
+}
+
+pub struct Reach {
+    pub reaches: Vec<Vec<bool>>,
+    pub returns: Vec<Vec<bool>>,
+    pub future: Vec<Vec<Future>>,
+}
+
+impl Reach {
+    /// `is_target(f, b)`: the terminator of block `b` of function `f` is a target.
+    pub fn new(
+        prog: &Program,
+        names: &mut Names,
+        is_target: &dyn Fn(usize, usize) -> bool,
+    ) -> Reach {
+        let n = prog.functions.len();
+        let mut reaches: Vec<Vec<bool>> = prog
+            .functions
+            .iter()
+            .map(|f| vec![false; f.blocks.len()])
+            .collect();
+        let mut returns: Vec<Vec<bool>> = reaches.clone();
+        let mut future: Vec<Vec<Future>> = prog
+            .functions
+            .iter()
+            .map(|f| vec![Future::default(); f.blocks.len()])
+            .collect();
+        let local: Vec<Vec<Future>> = (0..n)
+            .map(|f| {
+                prog.functions[f]
+                    .blocks
+                    .iter()
+                    .map(|b| block_accesses(prog, names, f, b))
+                    .collect()
+            })
+            .collect();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for f in 0..n {
+                let func = &prog.functions[f];
+                for (b, block) in func.blocks.iter().enumerate().rev() {
+                    let mut r = reaches[f][b] || is_target(f, b);
+                    let mut ret = returns[f][b] || matches!(block.term.kind, TermKind::Return(_));
+                    let mut fut = future[f][b].clone();
+                    fut.absorb(&local[f][b]);
+                    if matches!(
+                        block.term.kind,
+                        TermKind::Return(_) | TermKind::ThreadExit(_)
+                    ) {
+                        fut.ends = true;
+                    }
+                    for s in &block.stmts {
+                        for g in callees(prog, &s.kind) {
+                            match g {
+                                Some(g) if prog.function(g).is_defined() => {
+                                    r |= reaches[g.index()][0];
+                                    fut.absorb(&future[g.index()][0]);
+                                }
+                                Some(_) => {}
+                                None => {
+                                    r = true;
+                                    fut.absorb(&Future::all());
+                                }
+                            }
+                        }
+                    }
+                    for succ in block.term.kind.successors() {
+                        let s = succ.index();
+                        if s < func.blocks.len() {
+                            r |= reaches[f][s];
+                            ret |= returns[f][s];
+                            fut.absorb(&future[f][s].clone());
+                        }
+                    }
+                    if r != reaches[f][b] || ret != returns[f][b] || fut != future[f][b] {
+                        reaches[f][b] = r;
+                        returns[f][b] = ret;
+                        future[f][b] = fut;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        Reach {
+            reaches,
+            returns,
+            future,
+        }
+    }
+}
+
+/// The functions a statement may start (calls and thread creations); `None` for an
+/// unknown target.
+fn callees(prog: &Program, kind: &StmtKind) -> Vec<Option<FuncId>> {
+    match kind {
+        StmtKind::Call {
+            callee: Callee::Direct(g),
+            ..
+        } => vec![Some(*g)],
+        StmtKind::Call {
+            callee: Callee::Indirect(_),
+            ..
+        } => vec![None],
+        StmtKind::Sync {
+            op: SyncOp::ThreadCreate { func, .. },
+            ..
+        } => match func {
+            Operand::Func(g) => vec![Some(*g)],
+            _ => vec![None],
+        },
+        _ => {
+            let _ = prog;
+            vec![]
+        }
+    }
+}
+
+/// The shared accesses of one block's own statements.
+fn block_accesses(prog: &Program, names: &mut Names, f: usize, b: &analysis::ir::Block) -> Future {
+    let mut fut = Future::default();
+    let mut add = |a: Option<Access>| {
+        fut.accesses.extend(a);
+    };
+    for s in &b.stmts {
+        match &s.kind {
+            StmtKind::Load { addr, .. } => add(mem(prog, names, addr, false)),
+            StmtKind::Store { addr, .. } => add(mem(prog, names, addr, true)),
+            StmtKind::Free { .. } => add(Some(Access::write(Loc::All))),
+            StmtKind::Sync { op, .. } => match op {
+                SyncOp::MutexLock { mutex } => {
+                    add(sync(prog, names, mutex, Loc::Mutex, Some(true)))
+                }
+                SyncOp::MutexUnlock { mutex } => {
+                    add(sync(prog, names, mutex, Loc::Mutex, Some(false)))
+                }
+                SyncOp::MutexInit { mutex }
+                | SyncOp::MutexTryLock { mutex }
+                | SyncOp::MutexDestroy { mutex } => add(sync(prog, names, mutex, Loc::Mutex, None)),
+                SyncOp::CondWait { cond, mutex } => {
+                    add(sync(prog, names, cond, Loc::Cond, None));
+                    add(sync(prog, names, mutex, Loc::Mutex, Some(false)));
+                    add(sync(prog, names, mutex, Loc::Mutex, Some(true)));
+                }
+                SyncOp::CondSignal { cond } | SyncOp::CondBroadcast { cond } => {
+                    add(sync(prog, names, cond, Loc::Cond, Some(false)))
+                }
+                SyncOp::CondInit { cond } | SyncOp::CondDestroy { cond } => {
+                    add(sync(prog, names, cond, Loc::Cond, None))
+                }
+                SyncOp::ThreadCreate { .. } | SyncOp::ThreadJoin { .. } => {
+                    add(Some(Access::write(Loc::All)))
+                }
+                SyncOp::AtomicBegin | SyncOp::AtomicEnd => {}
+            },
+            _ => {}
+        }
+    }
+    if matches!(b.term.kind, TermKind::Return(_)) && prog.main.index() == f {
+        // main's return ends the program, cutting every other thread off.
+        add(Some(Access::write(Loc::All)));
+    }
+    if matches!(
+        b.term.kind,
+        TermKind::Exit(_) | TermKind::Abort | TermKind::Error(_)
+    ) {
+        add(Some(Access::write(Loc::All)));
+    }
+    fut
+}
+
+/// The static instance of a global addressed directly, if the operand is one.
+fn global(prog: &Program, names: &mut Names, op: &Operand) -> Option<(super::names::ObjInst, u64)> {
+    match op {
+        Operand::Addr { obj, offset }
+            if matches!(
+                prog.object(*obj).kind,
+                ObjectKind::Global | ObjectKind::StringLiteral
+            ) =>
+        {
+            Some((names.object(ObjName::Static(*obj)), *offset))
+        }
+        _ => None,
+    }
+}
+
+fn mem(prog: &Program, names: &mut Names, addr: &Operand, write: bool) -> Option<Access> {
+    match (global(prog, names, addr), addr) {
+        (Some((o, off)), _) => Some(Access {
+            loc: Loc::Mem(o, off),
+            write,
+            role: super::dpor::Role::Plain,
+        }),
+        // Thread-locals and the frame's own slots addressed directly are private.
+        (None, Operand::Addr { .. }) => None,
+        _ => Some(Access::write(Loc::All)),
+    }
+}
+
+/// A synchronization access: `Some(true)` acquire, `Some(false)` release, `None` plain.
+fn sync(
+    prog: &Program,
+    names: &mut Names,
+    op: &Operand,
+    mk: fn(super::names::ObjInst, u64) -> Loc,
+    role: Option<bool>,
+) -> Option<Access> {
+    Some(match global(prog, names, op) {
+        Some((o, off)) => match role {
+            Some(true) => Access::acquire(mk(o, off)),
+            Some(false) => Access::release(mk(o, off)),
+            None => Access::write(mk(o, off)),
+        },
+        None => Access::write(Loc::All),
+    })
+}
