@@ -306,3 +306,23 @@ fn structs_pass_and_return_by_value_through_addresses() {
         "the callee's own copy"
     );
 }
+
+#[test]
+fn strcpy_is_a_byte_loop_of_visible_accesses() {
+    let p = lower_ok("char *strcpy(char *, const char *);\nchar buf[8];\nint main() { strcpy(buf, \"ab\"); return 0; }");
+    let main = p.function(p.main);
+    let accesses: Vec<Scalar> = main
+        .blocks
+        .iter()
+        .flat_map(|b| &b.stmts)
+        .filter_map(|s| match &s.kind {
+            StmtKind::Load { ty, .. } | StmtKind::Store { ty, .. } => Some(*ty),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(accesses, vec![Scalar::I8, Scalar::I8]);
+    assert!(
+        p.function_named("strcpy").is_none(),
+        "no external left behind"
+    );
+}
