@@ -53,7 +53,7 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
     /// Refinements per trial.
-    #[arg(long, value_name = "N", default_value_t = 16)]
+    #[arg(long, value_name = "N", default_value_t = 64)]
     pub max_refinements: u32,
     /// Visible events on one path (the depth bound).
     #[arg(long, value_name = "N", default_value_t = 10_000)]

@@ -24,8 +24,10 @@ pub struct TraceSet {
     pub traces: Vec<Vec<StmtId>>,
     /// `occ[i][j]`: how often `traces[i][j]` occurs in `traces[i][..j]`.
     occ: Vec<Vec<u32>>,
-    /// `wanted[i][j]`: for a branch at `traces[i][j]` whose next trace location can only
-    /// be reached by some of its sides, the first statements of those sides.
+    /// `wanted[i][j]`: for a branch at `traces[i][j]`, the first statements of the sides
+    /// it may take: the side whose first statement is the next trace location (the
+    /// paper's test), else the sides from which that location is reachable — `None` when
+    /// every side will do.
     wanted: Vec<Vec<Option<Vec<StmtId>>>>,
     relevant: FxHashSet<StmtId>,
 }
@@ -90,6 +92,10 @@ fn wanted_sides(prog: &Program, icfg: &Icfg, b: StmtId, next: StmtId) -> Option<
         block_entry(prog, loc.func, *then_bb),
         block_entry(prog, loc.func, *else_bb),
     ];
+    if sides[0] != sides[1] && sides.contains(&next) {
+        // Fig. 4's test: the trace's next location is where the branch must go.
+        return Some(vec![next]);
+    }
     let ok: Vec<StmtId> = sides
         .iter()
         .copied()

@@ -13,12 +13,16 @@
 //! Choices the paper leaves open ("we randomly pick"): the definition is picked
 //! deterministically — first the definitions the failed path did not run, stores before
 //! parameter-passing call sites, then by the (call sites, length) of their best abstract
-//! trace — and the `k`-th refinement of the
-//! same branch takes the `k`-th candidate in that order, cycling, so a branch refined
-//! again gets the same definition again when it is the only one (a counter that must be
-//! incremented several times). Locations that run at most once and already occur in
-//! `π_v` (the start of `main`, a thread creation) are dropped from `π_pre`: the combined
-//! trace would otherwise ask for them twice.
+//! trace — and the `k`-th refinement of the same branch takes the `k`-th candidate in that
+//! order, cycling, so a branch refined again gets the same definition again when it is
+//! the only one (a counter that must be incremented several times). One extension: after
+//! the direct definitions come the definitions of the values *they* read (`j` for
+//! `i = j + 1`), so that repeated refinement alternates between two threads that feed
+//! each other (`i = j + 1` ∥ `j = i + 1`) instead of repeating one of them.
+//!
+//! Locations that run at most once and already occur in `π_v` (the start of `main`, a
+//! thread creation) are dropped from `π_pre`: the combined trace would otherwise ask for
+//! them twice.
 
 use super::distance::{Icfg, FAR};
 use super::progress::{TraceSet, WrongSide};
@@ -27,10 +31,11 @@ use analysis::ir::{Program, StmtId, StmtKind, StmtRef, SyncOp};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
-/// How definitions are ordered: not run on the failed path first, then stores (which
-/// give the value read) before call sites (which pass a parameter, mostly an address),
-/// then by the (call sites, length) of their abstract trace, then by statement.
-type CandidateKey = (bool, bool, usize, usize, StmtId);
+/// How definitions are ordered: direct definitions (tier 0) before the definitions of
+/// what they read (tier 1); then those the failed path did not run; stores (which give
+/// the value read) before call sites (which pass a parameter, mostly an address); then by
+/// the (call sites, length) of their abstract trace, then by statement.
+type CandidateKey = (u8, bool, bool, usize, usize, StmtId);
 
 /// What one refinement did (for reports and the paper checks).
 #[derive(Clone, Debug, Serialize)]
@@ -86,21 +91,35 @@ impl<'a> Refiner<'a> {
         wrong: WrongSide,
         ran: &FxHashSet<StmtId>,
     ) -> Option<(Vec<Vec<StmtId>>, Refinement)> {
-        let defs = self.abs.definitions(wrong.branch);
-        if defs.is_empty() {
+        let direct = self.abs.definitions(wrong.branch);
+        if direct.is_empty() {
             return None;
         }
+        // The definitions of what the direct definitions read: `i = j + 1` needs `j`
+        // to grow first (tier 1, tried after the direct ones).
+        let mut indirect: Vec<StmtId> = direct
+            .iter()
+            .flat_map(|&d| self.abs.definitions(d))
+            .filter(|d| !direct.contains(d))
+            .collect();
+        indirect.sort();
+        indirect.dedup();
         let mut targets = self.targets.clone();
         targets.extend(&self.added);
-        targets.extend(&defs);
+        targets.extend(&direct);
+        targets.extend(&indirect);
         targets.sort();
         targets.dedup();
         let system = self.abs.system(&targets);
-        let mut candidates: Vec<(CandidateKey, Vec<StmtId>)> = defs
+        let tiers = direct
             .iter()
-            .filter_map(|&d| {
+            .map(|&d| (0, d))
+            .chain(indirect.iter().map(|&d| (1, d)));
+        let mut candidates: Vec<(CandidateKey, Vec<StmtId>)> = tiers
+            .filter_map(|(tier, d)| {
                 let best = system.traces_to(&[d], 1).into_iter().next()?;
                 let key = (
+                    tier,
                     ran.contains(&d),
                     !self.is_store(d),
                     best.call_sites,
@@ -117,7 +136,7 @@ impl<'a> Refiner<'a> {
         let count = self.per_branch.entry(wrong.branch).or_insert(0);
         let (key, mut pi_v) = candidates.swap_remove(*count as usize % candidates.len().max(1));
         *count += 1;
-        let definition = key.4;
+        let definition = key.5;
         self.added.push(definition);
         let trace = &set.traces[wrong.trace];
         let pre = &trace[..cursor[wrong.trace]];

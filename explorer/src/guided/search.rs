@@ -76,6 +76,8 @@ pub struct TrialResult {
     /// Why the search was incomplete, first occurrence per reason.
     pub incomplete: Vec<(String, String)>,
     pub states: u64,
+    /// States expanded (their successors computed).
+    pub expanded: u64,
     pub refinements: Vec<Refinement>,
     /// A refinement was wanted but the bound was reached (or no definition had a trace).
     pub refinements_exhausted: bool,
@@ -96,6 +98,7 @@ pub struct Trial<'a> {
     cancel: &'a AtomicBool,
     deadline: Instant,
     states: u64,
+    expanded: u64,
     refinements: Vec<Refinement>,
     refinements_exhausted: bool,
     incomplete: Vec<(String, String)>,
@@ -135,6 +138,7 @@ impl<'a> Trial<'a> {
             cancel,
             deadline,
             states: 0,
+            expanded: 0,
             refinements: Vec::new(),
             refinements_exhausted: false,
             incomplete: Vec::new(),
@@ -158,6 +162,7 @@ impl<'a> Trial<'a> {
             end,
             incomplete: self.incomplete,
             states: self.states,
+            expanded: self.expanded,
             refinements: self.refinements,
             refinements_exhausted: self.refinements_exhausted,
             initial_traces: traces,
@@ -200,6 +205,7 @@ impl<'a> Trial<'a> {
                 self.note("depth", detail);
                 continue;
             }
+            self.expanded += 1;
             let mut succs = match self.expand(&node) {
                 Produced::Confirmed(ev) => return TrialEnd::Confirmed(ev),
                 Produced::Nodes(n) => n,

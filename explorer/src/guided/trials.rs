@@ -61,6 +61,7 @@ pub fn hunt(
             .filter(|r| !matches!(r.1.end, TrialEnd::Cancelled))
             .count(),
         states: results.iter().map(|r| r.1.states).sum(),
+        expanded: results.iter().map(|r| r.1.expanded).sum(),
         solver_queries: results.iter().map(|r| r.1.solver_queries).sum(),
         ..Stats::default()
     };
@@ -147,6 +148,7 @@ fn cancelled(traces: &[Vec<analysis::ir::StmtId>]) -> TrialResult {
         end: TrialEnd::Cancelled,
         incomplete: Vec::new(),
         states: 0,
+        expanded: 0,
         refinements: Vec::new(),
         refinements_exhausted: false,
         initial_traces: traces.to_vec(),
@@ -263,6 +265,7 @@ fn decide(
         Ok(out) => {
             stats.exhaustive_states = out.stats.states;
             stats.states += out.stats.states;
+            stats.expanded += out.stats.states;
             match out.verdict {
                 symbolic::Verdict::Safe => Hunt {
                     verdict: Verdict::Refuted,
@@ -302,6 +305,7 @@ fn decide(
 
 fn fill_trial_stats(stats: &mut Stats, r: &TrialResult) {
     stats.states_decisive = r.states;
+    stats.expanded_decisive = r.expanded;
     stats.refinements = r.refinements.len() as u32;
     stats.trace_length = r.initial_traces.iter().map(Vec::len).sum();
 }

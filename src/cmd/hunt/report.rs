@@ -10,9 +10,9 @@
 //!  "goal_threads": [{"thread", "stmt", "location"}], "blocked": [...],
 //!  "refinements": [{"branch", "definition", "added", "releases"}],
 //!  "initial_traces": [["s22@f.c:21", ...]], "final_traces": [[...]],
-//!  "stats": {"states", "states_decisive", "refinements", "trace_length",
-//!            "trace_sets_tried", "trace_sets", "exhaustive_states", "solver_queries",
-//!            "time_ms"}}
+//!  "stats": {"states", "states_decisive", "expanded", "expanded_decisive",
+//!            "refinements", "trace_length", "trace_sets_tried", "trace_sets",
+//!            "exhaustive_states", "solver_queries", "time_ms"}}
 //! ```
 
 use super::super::warnings::sarif_rules;
@@ -38,8 +38,16 @@ fn trace_labels(program: &Program, traces: &[Vec<StmtId>]) -> Vec<Vec<String>> {
 fn stats_line(h: &Hunt) -> String {
     let s = &h.stats;
     let mut line = format!(
-        "{} states ({} in the deciding trial), {} refinement(s), abstract trace length {}, {} of {} trace set(s) tried, {:.1} ms",
-        s.states, s.states_decisive, s.refinements, s.trace_length, s.trace_sets_tried, s.trace_sets, s.time_ms
+        "{} states generated, {} expanded ({} / {} in the deciding trial), {} refinement(s), abstract trace length {}, {} of {} trace set(s) tried, {:.1} ms",
+        s.states,
+        s.expanded,
+        s.states_decisive,
+        s.expanded_decisive,
+        s.refinements,
+        s.trace_length,
+        s.trace_sets_tried,
+        s.trace_sets,
+        s.time_ms
     );
     if s.exhaustive_states > 0 {
         let _ = write!(line, " (exhaustive search: {} states)", s.exhaustive_states);
