@@ -49,6 +49,9 @@ pub struct Args {
     /// Cut runs longer than N visible events.
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     pub max_events: u64,
+    /// Cut runs that create more than N threads (main included).
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    pub max_threads: usize,
     /// Stop the search after SECS seconds (the verdict is then at best `unknown`).
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<f64>,
@@ -109,6 +112,7 @@ fn config(args: &Args, program: &Program) -> Result<Config> {
     c.slice = !args.no_slice;
     c.unwind = args.unwind;
     c.max_events = args.max_events;
+    c.max_threads = args.max_threads;
     c.timeout = args.timeout.map(Duration::from_secs_f64);
     c.uninit = args.uninit;
     c.all_violations = args.all;
@@ -156,6 +160,7 @@ fn reason(outcome: &Outcome) -> Option<String> {
         "solver",
         "unwind",
         "max-events",
+        "max-threads",
     ];
     let pick = order
         .iter()

@@ -78,6 +78,11 @@ pub struct StepCtx {
     /// For each thread that ran in the step: where its inputs and path conditions since
     /// its last visible event start (indices into the path's inputs and conjuncts).
     pub fresh: Vec<(Tid, usize, usize)>,
+    /// Statements executed in the step.
+    pub statements: u64,
+    /// Local states of the running threads at loop headers in this step, to recognise
+    /// a loop that never reaches a visible event.
+    pub loop_states: Vec<(u64, Tid, Vec<super::state::Frame>)>,
 }
 
 impl StepCtx {
@@ -91,6 +96,8 @@ impl StepCtx {
             shared_effect: None,
             cur: 0,
             fresh: Vec::new(),
+            statements: 0,
+            loop_states: Vec::new(),
         }
     }
 
@@ -169,6 +176,8 @@ pub struct Engine<'p> {
     pub tls_objects: Vec<ObjId>,
     /// Back edges `(function, from block, to block)`.
     pub back_edges: FxHashSet<(FuncId, u32, u32)>,
+    /// Targets of back edges: loop headers `(function, block)`.
+    pub loop_headers: FxHashSet<(FuncId, u32)>,
     /// Registers some statement or terminator reads, per function.
     pub read_regs: Vec<FxHashSet<analysis::ir::RegId>>,
     pub dead_marker: ObjInst,
@@ -186,6 +195,8 @@ pub struct Engine<'p> {
     pub summaries: Option<Summaries>,
     /// Static reachability of the targets, when the Type A cut is on.
     pub reach: Option<super::reach::Reach>,
+    /// The accesses of the atomic sections whose extent is known, by their begin.
+    pub atomic_footprints: FxHashMap<StmtId, Vec<Access>>,
     pub wp_on: bool,
     pub stats: Stats,
     pub found: Vec<Found>,
@@ -228,17 +239,21 @@ impl<'p> Engine<'p> {
             });
         }
         let dead_marker = names.object(ObjName::Dead);
+        let atomic_footprints = super::reach::atomic_sections(prog, &mut names);
         let wp_on = cfg.strategy == Strategy::DporAg;
         let started = Instant::now();
+        let mut smt = Smt::new(Some(cfg.query_timeout));
+        smt.set_deadline(cfg.timeout.map(|t| started + t));
         Ok(Engine {
             prog,
             cfg,
             dm: prog.data_model,
             pool: TermPool::new(),
-            smt: Smt::new(Some(cfg.query_timeout)),
+            smt,
             names,
             statics,
             tls_objects,
+            loop_headers: back_edges(prog).iter().map(|&(f, _, b)| (f, b)).collect(),
             back_edges: back_edges(prog),
             read_regs: read_regs(prog),
             dead_marker,
@@ -253,6 +268,7 @@ impl<'p> Engine<'p> {
             on_stack: FxHashMap::default(),
             summaries: wp_on.then(|| Summaries::new(cfg.summary_slots, cfg.summary_size_bound)),
             reach: None,
+            atomic_footprints,
             wp_on,
             stats: Stats::default(),
             found: Vec::new(),
@@ -505,6 +521,7 @@ impl<'p> Engine<'p> {
                 if self.wp_on {
                     let part = self.pool.and(guard_wp, sub.wp);
                     wp = self.pool.or(wp, part);
+                    wp = self.capped(wp);
                     rw.extend(sub.rw);
                 }
             }
@@ -776,10 +793,27 @@ impl<'p> Engine<'p> {
     pub fn with_ops(&mut self, ops: &[WpOp], mut sub: Sub) -> Sub {
         if self.wp_on && !ops.is_empty() {
             sub.wp = super::summary::wp_of(&mut self.pool, ops, sub.wp);
+            sub.wp = self.capped(sub.wp);
         }
         sub
     }
+
+    /// A weakest precondition larger than the cap (as a tree, `WP_CAP_FACTOR` times the
+    /// summary bound) is dropped to `false`, which claims nothing: long paths would
+    /// otherwise make every step's substitution cost grow with the path (§6.2's
+    /// under-approximation, applied on the way up as well as in the table).
+    pub fn capped(&mut self, wp: TermId) -> TermId {
+        let cap = self.cfg.summary_size_bound.saturating_mul(WP_CAP_FACTOR);
+        if self.pool.size(wp) > cap {
+            self.pool.fals()
+        } else {
+            wp
+        }
+    }
 }
+
+/// See [`Engine::capped`].
+const WP_CAP_FACTOR: u32 = 10;
 
 pub fn set_clock(clocks: &mut Vec<super::dpor::VClock>, t: Tid, c: super::dpor::VClock) {
     if clocks.len() <= t {

@@ -516,6 +516,14 @@ impl<'p> Engine<'p> {
             return Flow::End(End::Unsupported(what));
         }
         let child = st.threads.len();
+        if child >= self.cfg.max_threads {
+            let detail = format!(
+                "a run created more than {} threads (at {})",
+                self.cfg.max_threads,
+                self.location(span)
+            );
+            return Flow::End(End::Bound("max-threads", detail));
+        }
         let handle_ty = Scalar::Int {
             bits: self.dm.pointer_bits(),
             signed: false,
@@ -897,7 +905,11 @@ impl<'p> Engine<'p> {
                             }
                             f
                         }
-                        SyncOp::AtomicBegin | SyncOp::AtomicEnd => vec![Access::write(Loc::All)],
+                        SyncOp::AtomicBegin => match self.atomic_footprints.get(&stmt.id) {
+                            Some(f) => f.clone(),
+                            None => vec![Access::write(Loc::All)],
+                        },
+                        SyncOp::AtomicEnd => vec![Access::write(Loc::All)],
                     },
                     _ => vec![Access::write(Loc::All)],
                 }

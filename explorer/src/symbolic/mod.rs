@@ -126,6 +126,8 @@ pub struct Config {
     pub unwind: Option<u32>,
     /// Visible events in one run; exceeding it cuts the run. Default: 10 000.
     pub max_events: u64,
+    /// Threads in one run (main included); creating more cuts the run. Default: 64.
+    pub max_threads: usize,
     /// Wall-clock budget of the whole search. Default: `None`.
     pub timeout: Option<Duration>,
     /// Budget of one solver query. Default: 10 s.
@@ -157,6 +159,7 @@ impl Default for Config {
             relevant: None,
             unwind: None,
             max_events: 10_000,
+            max_threads: 64,
             timeout: None,
             query_timeout: Duration::from_secs(10),
             uninit: UninitPolicy::Nondet,

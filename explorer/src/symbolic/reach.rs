@@ -277,3 +277,197 @@ fn sync(
         None => Access::write(Loc::All),
     })
 }
+
+/// The accesses of each atomic section that starts at an `AtomicBegin` and whose
+/// extent is known statically: every path from the begin reaches the matching end
+/// within the function, calls only functions whose whole bodies have known accesses,
+/// and touches globals, mutexes and conditions only by address. A pending
+/// `AtomicBegin` then races only with what its section may touch, not with
+/// everything. Sections not listed are treated as touching everything.
+pub fn atomic_sections(
+    prog: &Program,
+    names: &mut Names,
+) -> rustc_hash::FxHashMap<analysis::ir::StmtId, Vec<Access>> {
+    let bodies = function_accesses(prog, names);
+    let mut out = rustc_hash::FxHashMap::default();
+    for f in &prog.functions {
+        for (b, block) in f.blocks.iter().enumerate() {
+            for (i, s) in block.stmts.iter().enumerate() {
+                if matches!(
+                    s.kind,
+                    StmtKind::Sync {
+                        op: SyncOp::AtomicBegin,
+                        ..
+                    }
+                ) {
+                    if let Some(acc) = section(prog, names, &bodies, f, b, i + 1) {
+                        out.insert(s.id, acc.into_iter().collect());
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// One statement's shared accesses; `None` when not known statically.
+fn stmt_accesses(prog: &Program, names: &mut Names, kind: &StmtKind) -> Option<Vec<Access>> {
+    let known = |a: Option<Access>| -> Option<Vec<Access>> {
+        match a {
+            Some(a) if a.loc == Loc::All => None,
+            Some(a) => Some(vec![a]),
+            None => Some(vec![]),
+        }
+    };
+    match kind {
+        StmtKind::Load { addr, .. } => known(mem(prog, names, addr, false)),
+        StmtKind::Store { addr, .. } => known(mem(prog, names, addr, true)),
+        StmtKind::Free { .. } => None,
+        StmtKind::Call {
+            callee: Callee::Indirect(_),
+            ..
+        } => None,
+        StmtKind::Sync { op, .. } => match op {
+            SyncOp::MutexLock { mutex } => known(sync(prog, names, mutex, Loc::Mutex, Some(true))),
+            SyncOp::MutexUnlock { mutex } => {
+                known(sync(prog, names, mutex, Loc::Mutex, Some(false)))
+            }
+            SyncOp::MutexInit { mutex }
+            | SyncOp::MutexTryLock { mutex }
+            | SyncOp::MutexDestroy { mutex } => known(sync(prog, names, mutex, Loc::Mutex, None)),
+            SyncOp::CondSignal { cond } | SyncOp::CondBroadcast { cond } => {
+                known(sync(prog, names, cond, Loc::Cond, Some(false)))
+            }
+            SyncOp::CondInit { cond } | SyncOp::CondDestroy { cond } => {
+                known(sync(prog, names, cond, Loc::Cond, None))
+            }
+            SyncOp::AtomicBegin | SyncOp::AtomicEnd => Some(vec![]),
+            SyncOp::CondWait { .. } | SyncOp::ThreadCreate { .. } | SyncOp::ThreadJoin { .. } => {
+                None
+            }
+        },
+        _ => Some(vec![]),
+    }
+}
+
+/// Every access of each function's body and its callees (least fixpoint); `None` when
+/// some access is not known statically, or the body can end the thread.
+fn function_accesses(prog: &Program, names: &mut Names) -> Vec<Option<BTreeSet<Access>>> {
+    let n = prog.functions.len();
+    let mut own: Vec<Option<BTreeSet<Access>>> = Vec::with_capacity(n);
+    for f in &prog.functions {
+        let mut acc = Some(BTreeSet::new());
+        for b in &f.blocks {
+            // Ending the run (abort, exit, an error) is decided by what the body reads:
+            // those reads are in the footprint. Ending the thread is not modelled.
+            if matches!(b.term.kind, TermKind::ThreadExit(_)) {
+                acc = None;
+            }
+            for s in &b.stmts {
+                match (stmt_accesses(prog, names, &s.kind), acc.as_mut()) {
+                    (Some(v), Some(a)) => a.extend(v),
+                    (None, _) => acc = None,
+                    _ => {}
+                }
+            }
+        }
+        own.push(acc);
+    }
+    let mut all = own.clone();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (fi, f) in prog.functions.iter().enumerate() {
+            if all[fi].is_none() {
+                continue;
+            }
+            let mut acc = all[fi].clone();
+            for s in f.blocks.iter().flat_map(|b| &b.stmts) {
+                if let StmtKind::Call {
+                    callee: Callee::Direct(g),
+                    ..
+                } = &s.kind
+                {
+                    if !prog.function(*g).is_defined() {
+                        continue;
+                    }
+                    match (&all[g.index()], acc.as_mut()) {
+                        (Some(v), Some(a)) => a.extend(v.iter().copied()),
+                        (None, _) => acc = None,
+                        _ => {}
+                    }
+                }
+            }
+            if acc != all[fi] {
+                all[fi] = acc;
+                changed = true;
+            }
+        }
+    }
+    all
+}
+
+/// The accesses from (`block`, `index`) of `f` to the end of the atomic section.
+fn section(
+    prog: &Program,
+    names: &mut Names,
+    bodies: &[Option<BTreeSet<Access>>],
+    f: &analysis::ir::Function,
+    block: usize,
+    index: usize,
+) -> Option<BTreeSet<Access>> {
+    let mut acc = BTreeSet::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut work = vec![(block, index, 1u32)];
+    while let Some((b, i, depth)) = work.pop() {
+        if !seen.insert((b, i, depth)) || depth > 64 {
+            if depth > 64 {
+                return None;
+            }
+            continue;
+        }
+        let blk = &f.blocks[b];
+        let mut depth = depth;
+        let mut ended = false;
+        for s in &blk.stmts[i.min(blk.stmts.len())..] {
+            match &s.kind {
+                StmtKind::Sync {
+                    op: SyncOp::AtomicBegin,
+                    ..
+                } => depth += 1,
+                StmtKind::Sync {
+                    op: SyncOp::AtomicEnd,
+                    ..
+                } => {
+                    depth -= 1;
+                    if depth == 0 {
+                        ended = true;
+                        break;
+                    }
+                }
+                StmtKind::Call {
+                    callee: Callee::Direct(g),
+                    ..
+                } if prog.function(*g).is_defined() => {
+                    acc.extend(bodies[g.index()].as_ref()?.iter().copied());
+                }
+                kind => acc.extend(stmt_accesses(prog, names, kind)?),
+            }
+        }
+        if ended {
+            continue;
+        }
+        match &blk.term.kind {
+            TermKind::Goto(t) => work.push((t.index(), 0, depth)),
+            TermKind::Branch {
+                then_bb, else_bb, ..
+            } => {
+                work.push((then_bb.index(), 0, depth));
+                work.push((else_bb.index(), 0, depth));
+            }
+            TermKind::Abort | TermKind::Exit(_) | TermKind::Error(_) | TermKind::Unreachable => {}
+            TermKind::Return(_) | TermKind::ThreadExit(_) => return None,
+        }
+    }
+    Some(acc)
+}

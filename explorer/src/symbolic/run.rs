@@ -330,10 +330,23 @@ impl<'p> Engine<'p> {
                 break self.leaf(&st, End::Bound("max-events", detail), &k);
             }
             k.cur = cur;
+            k.statements += 1;
+            if k.statements.is_multiple_of(4096) && self.out_of_time() {
+                break self.nothing();
+            }
+            if k.statements > MAX_STEP_STATEMENTS {
+                let detail = format!("a step ran more than {MAX_STEP_STATEMENTS} statements");
+                break self.leaf(&st, End::Bound("max-events", detail), &k);
+            }
             let events = self.trace.len();
             let flow = self.exec_one(&mut st, cur, &mut k, &mut ops);
             if self.trace.len() > events {
                 k.mark_fresh(cur, self.inputs.len(), self.pcon.len());
+            }
+            if matches!(flow, Flow::Next) && self.trace.len() == events {
+                if let Some(end) = self.local_loop(&st, cur, &mut k) {
+                    break self.leaf(&st, end, &k);
+                }
             }
             match flow {
                 Flow::Next => {}
@@ -350,6 +363,49 @@ impl<'p> Engine<'p> {
             }
         };
         self.with_ops(&ops, sub)
+    }
+
+    /// At a loop header, records `t`'s local state; if it was there before in this step
+    /// with the same registers, the loop repeats forever without a visible event. The
+    /// interpreter's step then never ends (no violation in this run); SV-COMP's semantics
+    /// would let the other threads go on, which [`Engine::frozen_check`] explores.
+    fn local_loop(&mut self, st: &State, t: Tid, k: &mut StepCtx) -> Option<End> {
+        let th = &st.threads[t];
+        let f = th.frames.last()?;
+        if f.index != 0 || !self.loop_headers.contains(&(f.func, f.block)) {
+            return None;
+        }
+        let fp = {
+            use std::hash::{Hash, Hasher};
+            let mut h = rustc_hash::FxHasher::default();
+            for f in &th.frames {
+                (f.func, f.block, f.index, &f.regs).hash(&mut h);
+            }
+            (th.inputs, &th.allocs).hash(&mut h);
+            h.finish()
+        };
+        let same = |frames: &[Frame]| {
+            frames.len() == th.frames.len()
+                && frames.iter().zip(&th.frames).all(|(a, b)| {
+                    a.func == b.func && a.block == b.block && a.index == b.index && a.regs == b.regs
+                })
+        };
+        if k.loop_states
+            .iter()
+            .any(|(h, u, fr)| *h == fp && *u == t && same(fr))
+        {
+            let span = self.prog.function(f.func).blocks[f.block as usize]
+                .term
+                .span;
+            return Some(End::AssumeFalse {
+                gap: Some(format!(
+                    "thread {t} loops forever at {} without a visible event",
+                    self.location(span)
+                )),
+            });
+        }
+        k.loop_states.push((fp, t, th.frames.clone()));
+        None
     }
 
     /// May `cur` run its visible event now, inside this step?
@@ -1159,6 +1215,9 @@ impl<'p> Engine<'p> {
         }
     }
 }
+
+/// Statements one step may run without a visible event before the run is cut.
+const MAX_STEP_STATEMENTS: u64 = 1_000_000;
 
 /// Loads, stores and synchronizations are the events other threads can observe.
 pub fn is_visible(kind: &StmtKind) -> bool {

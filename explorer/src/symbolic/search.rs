@@ -219,6 +219,7 @@ impl<'p> Engine<'p> {
             self.inputs.truncate(inputs);
             if self.wp_on {
                 wp = self.pool.and(wp, sub.wp);
+                wp = self.capped(wp);
                 rw.extend(sub.rw);
             }
             if dpor {

@@ -34,6 +34,10 @@ pub struct SolverStats {
 
 pub struct Smt {
     solver: z3::Solver,
+    /// Per-query budget, and the budget Z3 has now.
+    timeout_ms: Option<u32>,
+    current_ms: Option<u32>,
+    deadline: Option<Instant>,
     /// The conjuncts asserted in the solver, one push level each.
     asserted: Vec<TermId>,
     translated: FxHashMap<TermId, Dynamic>,
@@ -46,19 +50,43 @@ impl Smt {
     /// A solver whose queries give up after `timeout` (if any).
     pub fn new(timeout: Option<Duration>) -> Smt {
         let solver = z3::Solver::new();
-        if let Some(t) = timeout {
-            let mut params = z3::Params::new();
-            let ms = u32::try_from(t.as_millis()).unwrap_or(u32::MAX).max(1);
-            params.set_u32("timeout", ms);
-            solver.set_params(&params);
-        }
-        Smt {
+        let mut smt = Smt {
             solver,
+            timeout_ms: timeout.map(|t| u32::try_from(t.as_millis()).unwrap_or(u32::MAX).max(1)),
+            current_ms: None,
+            deadline: None,
             asserted: Vec::new(),
             translated: FxHashMap::default(),
             cache: FxHashMap::default(),
             cache_limit: 200_000,
             stats: SolverStats::default(),
+        };
+        smt.apply_timeout();
+        smt
+    }
+
+    /// Queries give up at `deadline` (the end of the search's time budget) at the latest.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
+    }
+
+    /// Sets Z3's timeout to the per-query budget or the time left, whichever is less.
+    fn apply_timeout(&mut self) {
+        let left = self.deadline.map(|d| {
+            let ms = d.saturating_duration_since(Instant::now()).as_millis();
+            u32::try_from(ms).unwrap_or(u32::MAX).max(1)
+        });
+        let want = match (self.timeout_ms, left) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if want != self.current_ms {
+            if let Some(ms) = want {
+                let mut params = z3::Params::new();
+                params.set_u32("timeout", ms);
+                self.solver.set_params(&params);
+            }
+            self.current_ms = want;
         }
     }
 
@@ -85,6 +113,7 @@ impl Smt {
                 return ans.clone();
             }
         }
+        self.apply_timeout();
         self.sync(pool, pcon);
         let extra_ast = self.bool_of(pool, extra);
         let start = Instant::now();

@@ -80,7 +80,7 @@ pub struct Thread {
 }
 
 /// One activation of a function.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct Frame {
     pub func: FuncId,
     pub block: u32,
