@@ -20,7 +20,7 @@ use super::distance::{Icfg, FAR};
 use super::goal::{confirm_node, confirm_reach, node_goal, witness};
 use super::progress::{Progress, TraceSet, WrongSide};
 use super::refine::{Refinement, Refiner};
-use super::step::{block_start, exec_one, pending_stmt, PathCond};
+use super::step::{block_start, exec_one, stack_positions, PathCond};
 use super::visited::fingerprint;
 use super::{Abstraction, Config, Evidence, Goal, GoalKind};
 use crate::symbolic::engine::{End, Engine, SideNext, StepCtx};
@@ -41,7 +41,14 @@ struct Node {
     wrong: Option<WrongSide>,
     /// The restart (generation) the node belongs to.
     gen: u32,
+    /// The thread whose step produced the node.
+    mover: Option<Tid>,
 }
+
+/// `(h1, h2, h3)`, lower is better: abstract locations left; the distance of the threads
+/// to the next abstract locations; the distance of the thread that just moved (ties go to
+/// the step that brought the thread nearest to the trace forward).
+type Rank = (usize, u32, u32);
 
 /// A step in progress (one per fork side).
 struct Partial {
@@ -213,7 +220,7 @@ impl<'a> Trial<'a> {
             if succs.is_empty() {
                 continue;
             }
-            let mut ranked: Vec<((usize, u32), Node)> =
+            let mut ranked: Vec<(Rank, Node)> =
                 succs.drain(..).map(|n| (self.rank(&n), n)).collect();
             ranked.sort_by_key(|(r, _)| *r);
             let mut ranked = ranked.into_iter().map(|(_, n)| n);
@@ -270,6 +277,7 @@ impl<'a> Trial<'a> {
             prog: Progress::new(set),
             wrong: None,
             gen: self.generation,
+            mover: None,
         };
         let mut succs = match self.step(&root, 0, StepCtx::initial()) {
             Produced::Confirmed(ev) => return Err(TrialEnd::Confirmed(ev)),
@@ -311,37 +319,48 @@ impl<'a> Trial<'a> {
         Some(Rc::new(TraceSet::new(self.prog, &self.icfg, traces)))
     }
 
-    /// `(h1, h2)` of a node: abstract locations left, then the distance of the nearest
-    /// thread to each trace's next location (and, for goals where threads must stand at
-    /// the locations, of distinct threads to the goal locations).
-    fn rank(&mut self, n: &Node) -> (usize, u32) {
+    /// The [`Rank`] of a node: abstract locations left; the distance of the nearest
+    /// thread (through its call stack) to each trace's next location (and, for goals
+    /// where threads must stand at the locations, of distinct threads to the goal
+    /// locations); the nearest such distance of the thread that moved.
+    fn rank(&mut self, n: &Node) -> Rank {
         let h1 = n.prog.remaining();
-        let positions: Vec<StmtId> = (0..n.st.threads.len())
+        let live: Vec<Tid> = (0..n.st.threads.len())
             .filter(|&t| n.st.is_live(t))
-            .filter_map(|t| pending_stmt(&self.e, &n.st, t))
             .collect();
-        let mut h2: u32 = 0;
+        let stacks: Vec<Vec<StmtId>> = live
+            .iter()
+            .map(|&t| stack_positions(&self.e, &n.st, t))
+            .collect();
         let heads: Vec<StmtId> = n.prog.heads().map(|(_, s)| s).collect();
+        let mut h2: u32 = 0;
+        let mut mover_best = FAR;
         for head in heads {
-            let d = positions
-                .iter()
-                .map(|&p| self.icfg.distance(p, head))
-                .min()
-                .unwrap_or(FAR);
+            let mut d = FAR;
+            for (i, s) in stacks.iter().enumerate() {
+                if s.is_empty() {
+                    continue;
+                }
+                let x = self.icfg.distance_from_stack(s, head);
+                d = d.min(x);
+                if Some(live[i]) == n.mover {
+                    mover_best = mover_best.min(x);
+                }
+            }
             h2 = h2.saturating_add(d);
         }
         if self.goal.kind.at_node() {
-            let mut used = vec![false; positions.len()];
+            let mut used = vec![false; stacks.len()];
             for loc in &self.goal.locations {
-                let best = positions
+                let best = stacks
                     .iter()
                     .enumerate()
-                    .filter(|(i, _)| !used[*i])
-                    .map(|(i, &p)| {
+                    .filter(|(i, s)| !used[*i] && !s.is_empty())
+                    .map(|(i, s)| {
                         let d = loc
                             .stmts
                             .iter()
-                            .map(|&s| self.icfg.distance(p, s))
+                            .map(|&x| self.icfg.distance_from_stack(s, x))
                             .min()
                             .unwrap_or(FAR);
                         (d, i)
@@ -350,12 +369,15 @@ impl<'a> Trial<'a> {
                 if let Some((d, i)) = best {
                     used[i] = true;
                     h2 = h2.saturating_add(d);
+                    if Some(live[i]) == n.mover {
+                        mover_best = mover_best.min(d);
+                    }
                 } else {
                     h2 = h2.saturating_add(FAR);
                 }
             }
         }
-        (h1, h2)
+        (h1, h2, mover_best)
     }
 
     /// Every enabled thread's step from `node`.
@@ -446,6 +468,7 @@ impl<'a> Trial<'a> {
                             prog: p.prog,
                             wrong: p.wrong,
                             gen,
+                            mover: p.k.tid,
                         });
                         return None;
                     }

@@ -391,3 +391,154 @@ fn exhaustive(
     }
     symbolic::verify(prog, &c).map_err(|e| e.to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::guided::{AbstractGraph, AbstractNode, EdgeKind, GoalLocation};
+    use analysis::ir::{StmtId, StmtKind};
+    use std::path::PathBuf;
+
+    /// A coarse abstraction: the start of `main` and an edge from it to each target;
+    /// no definitions, so no refinement.
+    struct Direct {
+        start: StmtId,
+    }
+
+    impl Abstraction for Direct {
+        fn system(&self, targets: &[StmtId]) -> AbstractGraph {
+            let mut g = AbstractGraph {
+                start: Some(self.start),
+                ..AbstractGraph::default()
+            };
+            g.nodes.insert(self.start, AbstractNode::default());
+            for &t in targets {
+                g.nodes.insert(t, AbstractNode::default());
+                g.edges.push((self.start, t, EdgeKind::Flow));
+            }
+            g
+        }
+        fn definitions(&self, _: StmtId) -> Vec<StmtId> {
+            Vec::new()
+        }
+        fn same_lock(&self, _: StmtId, _: StmtId) -> bool {
+            false
+        }
+        fn releases(&self, _: StmtId) -> Vec<StmtId> {
+            Vec::new()
+        }
+        fn runs_once(&self, _: StmtId) -> bool {
+            false
+        }
+    }
+
+    fn load(name: &str) -> Program {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures")
+            .join(name);
+        analysis::load_program(&path, &Default::default()).expect("the fixture lowers")
+    }
+
+    fn entry(p: &Program) -> StmtId {
+        let main = p.function(p.main);
+        let b = &main.blocks[0];
+        b.stmts.first().map_or(b.term.id, |s| s.id)
+    }
+
+    /// The stores of a source line.
+    fn stores_at(p: &Program, line: u32) -> Vec<StmtId> {
+        p.functions
+            .iter()
+            .flat_map(|f| f.blocks.iter())
+            .flat_map(|b| b.stmts.iter())
+            .filter(|s| s.span.line == line && matches!(s.kind, StmtKind::Store { .. }))
+            .map(|s| s.id)
+            .collect()
+    }
+
+    fn goal(kind: GoalKind, lines: &[(Vec<StmtId>, &str)]) -> Goal {
+        Goal {
+            kind,
+            locations: lines
+                .iter()
+                .map(|(stmts, label)| GoalLocation {
+                    stmts: stmts.clone(),
+                    label: label.to_string(),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_race_is_confirmed_with_the_two_writes_last() {
+        let p = load("hunt/race_counter.c");
+        let writes = stores_at(&p, 26);
+        let g = goal(
+            GoalKind::Race,
+            &[(writes.clone(), "26"), (writes.clone(), "26")],
+        );
+        let h = hunt(&p, &g, &Direct { start: entry(&p) }, &Config::default()).unwrap();
+        assert_eq!(h.verdict, Verdict::Confirmed, "{:?}", h.reason);
+        let ev = h.evidence.unwrap();
+        let n = ev.steps.len();
+        let last: Vec<(u32, StmtId)> = ev.steps[n - 2..]
+            .iter()
+            .map(|s| (s.thread, s.stmt))
+            .collect();
+        assert_eq!(last, ev.goal_threads);
+        assert_ne!(last[0].0, last[1].0);
+    }
+
+    #[test]
+    fn no_abstract_trace_means_statically_unreachable() {
+        let p = load("hunt/race_counter.c");
+        struct Nothing;
+        impl Abstraction for Nothing {
+            fn system(&self, _: &[StmtId]) -> AbstractGraph {
+                AbstractGraph::default()
+            }
+            fn definitions(&self, _: StmtId) -> Vec<StmtId> {
+                Vec::new()
+            }
+            fn same_lock(&self, _: StmtId, _: StmtId) -> bool {
+                false
+            }
+            fn releases(&self, _: StmtId) -> Vec<StmtId> {
+                Vec::new()
+            }
+            fn runs_once(&self, _: StmtId) -> bool {
+                false
+            }
+        }
+        let g = goal(GoalKind::Reach, &[(stores_at(&p, 26), "26")]);
+        let h = hunt(&p, &g, &Nothing, &Config::default()).unwrap();
+        assert_eq!(h.verdict, Verdict::Refuted);
+        assert_eq!(h.found_by, Some(FoundBy::Static));
+        assert_eq!(h.stats.states, 0);
+    }
+
+    #[test]
+    fn a_race_no_schedule_has_is_refuted_by_exploring_everything() {
+        let p = load("hunt/race_refuted.c");
+        let writes = stores_at(&p, 24);
+        let g = goal(GoalKind::Race, &[(writes.clone(), "24"), (writes, "24")]);
+        let mut cfg = Config::default();
+        cfg.jobs = 2;
+        let h = hunt(&p, &g, &Direct { start: entry(&p) }, &cfg).unwrap();
+        assert_eq!(h.verdict, Verdict::Refuted, "{:?}", h.reason);
+        assert_eq!(h.found_by, Some(FoundBy::Guided));
+        assert!(h.stats.states > 0);
+    }
+
+    #[test]
+    fn a_reach_goal_cut_by_the_state_bound_is_unknown_with_the_bound_named() {
+        let p = load("hunt/race_refuted.c");
+        let g = goal(GoalKind::Reach, &[(stores_at(&p, 24), "24")]);
+        let mut cfg = Config::default();
+        cfg.max_states = 1;
+        let h = hunt(&p, &g, &Direct { start: entry(&p) }, &cfg).unwrap();
+        // One state is not enough to reach the worker's store.
+        assert_eq!(h.verdict, Verdict::Unknown);
+        assert!(h.reason.unwrap().contains("state bound of 1"));
+    }
+}
