@@ -88,6 +88,9 @@ pub struct TrialResult {
     pub refinements: Vec<Refinement>,
     /// A refinement was wanted but the bound was reached (or no definition had a trace).
     pub refinements_exhausted: bool,
+    /// A refinement was wanted at these branches but found no definition to add (or
+    /// only ones the trace already has).
+    pub unrefinable: Vec<StmtId>,
     pub initial_traces: Vec<Vec<StmtId>>,
     pub final_traces: Vec<Vec<StmtId>>,
     pub solver_queries: u64,
@@ -108,6 +111,7 @@ pub struct Trial<'a> {
     expanded: u64,
     refinements: Vec<Refinement>,
     refinements_exhausted: bool,
+    unrefinable: Vec<StmtId>,
     incomplete: Vec<(String, String)>,
     final_traces: Vec<Vec<StmtId>>,
     /// Fingerprints of the states generated, per generation: each restart searches
@@ -148,6 +152,7 @@ impl<'a> Trial<'a> {
             expanded: 0,
             refinements: Vec::new(),
             refinements_exhausted: false,
+            unrefinable: Vec::new(),
             incomplete: Vec::new(),
             final_traces: Vec::new(),
             visited: FxHashSet::default(),
@@ -172,6 +177,7 @@ impl<'a> Trial<'a> {
             expanded: self.expanded,
             refinements: self.refinements,
             refinements_exhausted: self.refinements_exhausted,
+            unrefinable: self.unrefinable,
             initial_traces: traces,
             final_traces: self.final_traces,
             solver_queries: self.e.smt.stats.queries,
@@ -304,16 +310,19 @@ impl<'a> Trial<'a> {
             wrong,
             &ran,
         );
-        let Some((traces, note)) = refined else {
-            self.refinements_exhausted = true;
-            return None;
-        };
-        if traces == best.prog.set.traces {
+        let unchanged = match &refined {
+            None => true,
             // The definition is already on the trace and needs to run only once:
             // restarting along the same traces would only repeat the failed search.
-            self.refinements_exhausted = true;
+            Some((traces, _)) => *traces == best.prog.set.traces,
+        };
+        if unchanged {
+            if !self.unrefinable.contains(&wrong.branch) {
+                self.unrefinable.push(wrong.branch);
+            }
             return None;
         }
+        let (traces, note) = refined?;
         self.refinements.push(note);
         self.final_traces = traces.clone();
         Some(Rc::new(TraceSet::new(self.prog, &self.icfg, traces)))

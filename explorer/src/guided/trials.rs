@@ -102,13 +102,23 @@ fn run_trials(
         .thread_name(|i| format!("agx-hunt-{i}"))
         .build()
         .map_err(|e| HuntError::Workers(e.to_string()))?;
+    // Each trial gets a slice of the budget, so that a hopeless first trace set cannot
+    // starve the others: the time left, shared by the trials not yet started, `jobs` at
+    // a time.
+    let jobs = cfg.jobs.max(1);
+    let started = std::sync::atomic::AtomicUsize::new(0);
     let one = |i: usize| -> Result<(usize, TrialResult), HuntError> {
         let sym = engine_config(cfg);
         let engine = Engine::new(prog, &sym).map_err(|e| HuntError::Program(e.to_string()))?;
         if cancel.load(Ordering::Relaxed) {
             return Ok((i, cancelled(&sets[i].traces)));
         }
-        let trial = Trial::new(prog, goal, abs, cfg, engine, &cancel, deadline);
+        let before = started.fetch_add(1, Ordering::Relaxed);
+        let waves = (sets.len() - before).div_ceil(jobs).max(1) as u32;
+        let now = Instant::now();
+        let slice = deadline.saturating_duration_since(now) / waves;
+        let trial_deadline = (now + slice).min(deadline);
+        let trial = Trial::new(prog, goal, abs, cfg, engine, &cancel, trial_deadline);
         let result = trial.run(sets[i].traces.clone());
         if decisive(&result.end) {
             cancel.store(true, Ordering::Relaxed);
@@ -151,6 +161,7 @@ fn cancelled(traces: &[Vec<analysis::ir::StmtId>]) -> TrialResult {
         expanded: 0,
         refinements: Vec::new(),
         refinements_exhausted: false,
+        unrefinable: Vec::new(),
         initial_traces: traces.to_vec(),
         final_traces: traces.to_vec(),
         solver_queries: 0,
@@ -232,7 +243,7 @@ fn decide(
             stats: stats.clone(),
         };
     }
-    let guided_reason = unknown_reason(cfg, results);
+    let guided_reason = unknown_reason(prog, cfg, results);
     let (initial_traces, final_traces) = traces(main);
     let refinements = main.map(|r| r.refinements.clone()).unwrap_or_default();
     let unknown = |reason: String, stats: &Stats| Hunt {
@@ -315,7 +326,7 @@ fn is_error_site(prog: &Program, s: analysis::ir::StmtId) -> bool {
 }
 
 /// Why no trial decided, in words: the bound or the exhausted refinements.
-fn unknown_reason(cfg: &Config, results: &[(usize, TrialResult)]) -> String {
+fn unknown_reason(prog: &Program, cfg: &Config, results: &[(usize, TrialResult)]) -> String {
     if results.is_empty() {
         return "no abstract trace set to try".into();
     }
@@ -331,6 +342,17 @@ fn unknown_reason(cfg: &Config, results: &[(usize, TrialResult)]) -> String {
                 "refinements exhausted ({} of at most {})",
                 r.refinements.len(),
                 cfg.max_refinements
+            ));
+        }
+        if !r.unrefinable.is_empty() {
+            let branches: Vec<String> = r
+                .unrefinable
+                .iter()
+                .map(|&b| prog.location(prog.stmt(b).span()))
+                .collect();
+            add(format!(
+                "no definition to add for the branch(es) at {}",
+                branches.join(", ")
             ));
         }
         match &r.end {
