@@ -76,9 +76,17 @@ pub struct Args {
     /// Term nodes after which a summary stops growing (dpor+ag).
     #[arg(long, value_name = "N", default_value_t = 4000)]
     pub summary_bound: u32,
+    /// How a node pruned by a summary repairs DPOR's backtrack sets: `strict` prunes
+    /// only where nothing is missing (never more runs than dpor), `add` prunes and adds
+    /// the backtrack points (the paper's repair: more pruning, sometimes more runs).
+    #[arg(long, default_value = "strict", value_name = "strict|add")]
+    pub repair: explorer::symbolic::Repair,
     /// Write the witness (agx-witness JSON) of the first violation to FILE.
     #[arg(long, value_name = "FILE")]
     pub witness_out: Option<PathBuf>,
+    /// Print the search's events (ends of runs, prunes) with their paths to stderr.
+    #[arg(long)]
+    pub trace_search: bool,
     /// Output format.
     #[arg(long, default_value = "text", value_name = "text|json")]
     pub format: String,
@@ -118,7 +126,9 @@ fn config(args: &Args, program: &Program) -> Result<Config> {
     c.all_violations = args.all;
     c.summary_slots = args.summary_slots;
     c.summary_size_bound = args.summary_bound;
+    c.repair = args.repair;
     c.program_name = args.input.file.display().to_string();
+    c.trace = args.trace_search;
     let mut checks = Checks::default();
     for kind in &args.check {
         match kind.as_str() {

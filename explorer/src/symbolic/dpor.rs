@@ -254,9 +254,6 @@ impl Dpor {
             } else {
                 initials.first().copied()
             };
-            if std::env::var_os("AGX_DEBUG").is_some() {
-                eprintln!("race: step {i} (t{}) {:?} vs pending t{p} {:?}; initials {initials:?} enabled {:?} bt {:?}", e.tid, e.foot, foot, node.enabled, node.backtrack);
-            }
             node.add_backtrack(pick);
             return;
         }
@@ -288,25 +285,53 @@ impl Dpor {
         out
     }
 
+    /// The last step of the path (before the current one) that races with `access` by
+    /// thread `p` whose clock before the access is `clock`.
+    pub fn last_race(&self, p: Tid, clock: &VClock, access: &Access) -> Option<usize> {
+        (0..self.events.len()).rev().find(|&i| {
+            let e = &self.events[i];
+            e.tid != p && e.foot.iter().any(|x| races(x, access)) && clock.get(e.tid) <= i as u32
+        })
+    }
+
     /// Would the backtrack repair of a pruned subtree (§5.2) add anything? `p` (or an
     /// unknown future thread when `None`, with a lower bound `clock` of its clock) may
     /// perform `access` after the current node; every step of the path racing with it
     /// would need `p` (or every enabled thread) in its node's backtrack set. Because the
     /// clock is only a lower bound, every racing step counts, not just the last.
     pub fn repair_needed(&self, p: Option<Tid>, clock: &VClock, access: &Access) -> bool {
-        (0..self.events.len()).rev().any(|i| {
+        self.repair_points(p, clock, access).next().is_some()
+    }
+
+    /// Adds the backtrack points of [`Dpor::repair_needed`].
+    pub fn repair(&mut self, p: Option<Tid>, clock: &VClock, access: &Access) {
+        let nodes: Vec<usize> = self.repair_points(p, clock, access).collect();
+        for n in nodes {
+            self.nodes[n].add_backtrack(p);
+        }
+    }
+
+    /// The nodes of the path whose backtrack sets lack what a racing access needs.
+    fn repair_points<'a>(
+        &'a self,
+        p: Option<Tid>,
+        clock: &'a VClock,
+        access: &'a Access,
+    ) -> impl Iterator<Item = usize> + 'a {
+        (0..self.events.len()).rev().filter_map(move |i| {
             let e = &self.events[i];
             if Some(e.tid) == p || !e.foot.iter().any(|x| races(x, access)) {
-                return false;
+                return None;
             }
             if clock.get(e.tid) > i as u32 {
-                return false;
+                return None;
             }
             let node = &self.nodes[e.node];
-            match p {
+            let missing = match p {
                 Some(p) if node.enabled.contains(&p) => !node.backtrack.contains(&p),
                 _ => !node.enabled.iter().all(|t| node.backtrack.contains(t)),
-            }
+            };
+            missing.then_some(e.node)
         })
     }
 }

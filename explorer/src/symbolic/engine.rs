@@ -209,6 +209,7 @@ pub struct Engine<'p> {
     started: Instant,
     deadline: Option<Instant>,
     last_progress: Instant,
+    progress_shown: bool,
 }
 
 impl<'p> Engine<'p> {
@@ -279,6 +280,7 @@ impl<'p> Engine<'p> {
             started,
             deadline: cfg.timeout.map(|t| started + t),
             last_progress: started,
+            progress_shown: false,
         })
     }
 
@@ -309,6 +311,9 @@ impl<'p> Engine<'p> {
         }
         let st = self.initial_state()?;
         let _ = self.run(st, 0, StepCtx::initial());
+        if self.progress_shown {
+            eprint!("\r\x1b[K");
+        }
         if let Some(e) = self.error.take() {
             return Err(e);
         }
@@ -382,7 +387,8 @@ impl<'p> Engine<'p> {
         }
         if now.duration_since(self.last_progress).as_secs() >= 1 {
             self.last_progress = now;
-            progress_line(&self.stats, now.duration_since(self.started).as_secs_f64());
+            self.progress_shown |=
+                progress_line(&self.stats, now.duration_since(self.started).as_secs_f64());
         }
         false
     }
@@ -585,19 +591,24 @@ impl<'p> Engine<'p> {
         self.pool.var(var, ty.bits(self.dm))
     }
 
+    /// With `Config::trace`, prints a search event and the current path to stderr.
+    pub fn trace_event(&self, what: impl FnOnce() -> String) {
+        if self.cfg.trace {
+            let path: Vec<String> = self
+                .trace
+                .iter()
+                .map(|i| format!("{}:{}", i.tid, i.stmt))
+                .collect();
+            eprintln!("trace: {} after [{}]", what(), path.join(" "));
+        }
+    }
+
     // ---- the ends of runs ----
 
     /// A run ends inside a step.
     pub fn leaf(&mut self, st: &State, end: End, k: &StepCtx) -> Sub {
         self.stats.runs += 1;
-        if std::env::var_os("AGX_DEBUG").is_some() {
-            let tr: Vec<String> = self
-                .trace
-                .iter()
-                .map(|i| format!("{}:{}", i.tid, i.stmt))
-                .collect();
-            eprintln!("run end {end:?}: {}", tr.join(" "));
-        }
+        self.trace_event(|| format!("run ends ({end:?})"));
         self.races_at_end(st, k);
         let start = match (k.tid, self.dpor.nodes.last()) {
             (Some(t), Some(n)) => n.clocks.get(t).cloned().unwrap_or_default(),
@@ -739,12 +750,16 @@ impl<'p> Engine<'p> {
         }
         if let Some(t) = k.tid {
             let key = st.threads[t].key;
+            let mut add = |a: Access| {
+                let last = self.dpor.last_race(t, clock, &a);
+                rw.add((key, a), clock, last);
+            };
             for a in &k.foot {
-                rw.add((key, *a), clock);
+                add(*a);
             }
             let others_live = (0..st.threads.len()).any(|u| u != t && st.is_live(u));
             if ends_run && others_live {
-                rw.add((key, Access::write(Loc::All)), clock);
+                add(Access::write(Loc::All));
             }
         }
         rw
@@ -798,13 +813,13 @@ impl<'p> Engine<'p> {
         sub
     }
 
-    /// A weakest precondition larger than the cap (as a tree, `WP_CAP_FACTOR` times the
-    /// summary bound) is dropped to `false`, which claims nothing: long paths would
+    /// A weakest precondition larger than the cap (distinct subterms, `WP_CAP_FACTOR`
+    /// times the summary bound) is dropped to `false`, which claims nothing: long paths would
     /// otherwise make every step's substitution cost grow with the path (§6.2's
     /// under-approximation, applied on the way up as well as in the table).
     pub fn capped(&mut self, wp: TermId) -> TermId {
         let cap = self.cfg.summary_size_bound.saturating_mul(WP_CAP_FACTOR);
-        if self.pool.size(wp) > cap {
+        if self.pool.dag_size(wp, cap) > cap {
             self.pool.fals()
         } else {
             wp
@@ -813,7 +828,7 @@ impl<'p> Engine<'p> {
 }
 
 /// See [`Engine::capped`].
-const WP_CAP_FACTOR: u32 = 10;
+const WP_CAP_FACTOR: u32 = 2;
 
 pub fn set_clock(clocks: &mut Vec<super::dpor::VClock>, t: Tid, c: super::dpor::VClock) {
     if clocks.len() <= t {
@@ -890,14 +905,17 @@ fn read_regs(prog: &Program) -> Vec<FxHashSet<analysis::ir::RegId>> {
         .collect()
 }
 
-fn progress_line(stats: &Stats, secs: f64) {
+/// On a terminal, rewrites one progress line on stderr; returns whether it did.
+fn progress_line(stats: &Stats, secs: f64) -> bool {
     use std::io::IsTerminal;
-    if std::io::stderr().is_terminal() {
+    let shown = std::io::stderr().is_terminal();
+    if shown {
         eprint!(
             "\r  {} runs, {} partial, {} states, {:.0} s   ",
             stats.runs, stats.partial_runs, stats.states, secs
         );
     }
+    shown
 }
 
 /// Is a terminator one that ends the run (for the interpreter, within the step)?

@@ -99,6 +99,30 @@ impl std::str::FromStr for Strategy {
     }
 }
 
+/// How a pruned node repairs DPOR's backtrack sets (§5.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Repair {
+    /// Prune only where the pruned subtree's accesses need no backtrack point the path
+    /// lacks: runs(dpor+ag) ≤ runs(dpor) always.
+    Strict,
+    /// Prune and add the backtrack points: more pruning; since the recorded accesses
+    /// carry only a lower bound of their happens-before, this may schedule threads DPOR
+    /// alone would not.
+    Add,
+}
+
+impl std::str::FromStr for Repair {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "strict" => Ok(Repair::Strict),
+            "add" => Ok(Repair::Add),
+            other => Err(format!("unknown repair `{other}` (strict|add)")),
+        }
+    }
+}
+
 /// Which property violations are reported (the others end a path as undefined
 /// behaviour, which makes a `Safe` verdict impossible).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -147,8 +171,13 @@ pub struct Config {
     pub summary_slots: usize,
     /// Term nodes after which a summary stops growing (§6.2). Default: 4 000.
     pub summary_size_bound: u32,
+    /// How pruned nodes repair DPOR's backtrack sets. Default: [`Repair::Strict`].
+    pub repair: Repair,
     /// The program's file name, recorded in witnesses. Default: empty.
     pub program_name: String,
+    /// Print the search's events (ends of runs, prunes, sleeping nodes) with their paths
+    /// to stderr. Default: false.
+    pub trace: bool,
 }
 
 impl Default for Config {
@@ -168,7 +197,9 @@ impl Default for Config {
             all_violations: false,
             summary_slots: 1 << 16,
             summary_size_bound: 4_000,
+            repair: Repair::Strict,
             program_name: String::new(),
+            trace: false,
         }
     }
 }

@@ -18,7 +18,7 @@ use super::names::ThreadKey;
 use super::state::{State, Status, Tid};
 use super::summary::{rename_inputs, substitute, Accesses, RwTable, RET_DEPTH};
 use super::term::{var_bloom, TermId, Var};
-use super::Strategy;
+use super::{Repair, Strategy};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 
@@ -175,18 +175,7 @@ impl<'p> Engine<'p> {
             match first {
                 Some(&t) => BTreeSet::from([t]),
                 None => {
-                    if std::env::var_os("AGX_DEBUG").is_some() {
-                        let tr: Vec<String> = self
-                            .trace
-                            .iter()
-                            .map(|i| format!("{}:{}", i.tid, i.stmt))
-                            .collect();
-                        eprintln!(
-                            "sleep-blocked: {} sleep={:?}",
-                            tr.join(" "),
-                            sleep.iter().map(|x| x.0).collect::<Vec<_>>()
-                        );
-                    }
+                    self.trace_event(|| "all enabled threads asleep".to_string());
                     self.stats.partial_runs += 1;
                     self.stats.sleep_blocked += 1;
                     return self.safe();
@@ -235,7 +224,12 @@ impl<'p> Engine<'p> {
         if let Some(key) = key {
             let keys: Vec<ThreadKey> = st.threads.iter().map(|th| th.key).collect();
             let _ = info;
-            let table = rw.relative_to(&keys, self.dpor.events.len());
+            let mut table = rw.relative_to(&keys, self.dpor.events.len());
+            if !sleep_free {
+                // A sleep set left executions out of the subtree: its races are not all
+                // known.
+                table.values_mut().for_each(|r| r.covered = false);
+            }
             self.record_summary(&st, key, wp, sleep_free && !self.stop, &table);
         }
         Sub { wp, rw }
@@ -287,7 +281,8 @@ impl<'p> Engine<'p> {
             if self.dpor.repair_needed(Some(t), &clock, &a) {
                 return None;
             }
-            rw.add((st.threads[t].key, a), &clock);
+            let last = self.dpor.last_race(t, &clock, &a);
+            rw.add((st.threads[t].key, a), &clock, last);
         }
         self.stats.partial_runs += 1;
         self.stats.slice_skips += 1;
@@ -319,14 +314,7 @@ impl<'p> Engine<'p> {
 
     /// No thread can run: the program completed, or deadlocked.
     fn terminal(&mut self, st: &State) -> Sub {
-        if std::env::var_os("AGX_DEBUG").is_some() {
-            let tr: Vec<String> = self
-                .trace
-                .iter()
-                .map(|i| format!("{}:{}", i.tid, i.stmt))
-                .collect();
-            eprintln!("run end: {}", tr.join(" "));
-        }
+        self.trace_event(|| "no thread can run".to_string());
         let blocked = (0..st.threads.len()).find(|&t| st.is_live(t));
         match blocked {
             None => {
@@ -415,19 +403,7 @@ impl<'p> Engine<'p> {
         let rw = self.repair(st, &rw, clocks)?;
         self.stats.partial_runs += 1;
         self.stats.pruned += 1;
-        if std::env::var_os("AGX_DEBUG").is_some() {
-            let tr: Vec<String> = self
-                .trace
-                .iter()
-                .map(|i| format!("{}:{}", i.tid, i.stmt))
-                .collect();
-            eprintln!(
-                "pruned at {} ps={} rw={:?}",
-                tr.join(" "),
-                self.pool.display(here),
-                rw
-            );
-        }
+        self.trace_event(|| format!("pruned by the summary {}", self.pool.display(here)));
         Some(Sub { wp: here, rw })
     }
 
@@ -481,12 +457,15 @@ impl<'p> Engine<'p> {
     /// had been executed after it. An access happens after the node positions of the
     /// threads its table entry names (and of its own thread), so the path's steps before
     /// those do not race with it; its clock is the join of their clocks here (for a
-    /// thread not yet created with nothing known, the meet of all clocks).
+    /// thread not yet created with nothing known, the meet of all clocks). An access
+    /// whose races were all with steps below the recorded node needs nothing here.
     ///
-    /// Returns `None` when such a race is not yet covered by the backtrack sets of the
-    /// path: the node is then explored rather than pruned, so that pruning never makes
-    /// DPOR explore what it would not have explored (runs(dpor+ag) ≤ runs(dpor)).
-    /// Otherwise returns the accesses on this path's clock scale, for the enclosing
+    /// With [`Repair::Strict`], returns `None` when a race is not covered by the
+    /// backtrack sets of the path yet: the node is then explored rather than pruned, so
+    /// that pruning never makes DPOR explore what it would not have (runs(dpor+ag) ≤
+    /// runs(dpor)). With [`Repair::Add`] the backtrack points are added (the paper's
+    /// repair; more pruning, but the lower-bound clocks may schedule what DPOR would
+    /// not). Otherwise returns the accesses on this path's clock scale, for the enclosing
     /// nodes' tables.
     fn repair(&mut self, st: &State, rw: &RwTable, clocks: &[VClock]) -> Option<Accesses> {
         let by_key: FxHashMap<ThreadKey, Tid> = st
@@ -501,12 +480,18 @@ impl<'p> Engine<'p> {
             .fold(clocks.first().cloned().unwrap_or_default(), |acc, c| {
                 acc.meet(c)
             });
+        let here = self.dpor.events.len();
         let mut out = Accesses::default();
-        for (&(thread, access), after) in rw {
+        for (&(thread, access), rec) in rw {
             let p = by_key.get(&thread).copied();
             let mut clock = VClock::default();
             let mut known = false;
-            for q in after.iter().filter_map(|k| by_key.get(k)).chain(p.iter()) {
+            for q in rec
+                .after
+                .iter()
+                .filter_map(|k| by_key.get(k))
+                .chain(p.iter())
+            {
                 if let Some(c) = clocks.get(*q) {
                     clock.join(c);
                     known = true;
@@ -515,12 +500,22 @@ impl<'p> Engine<'p> {
             if !known {
                 clock = floor.clone();
             }
-            if self.cfg.strategy != Strategy::Baseline
-                && self.dpor.repair_needed(p, &clock, &access)
-            {
-                return None;
+            if rec.covered {
+                out.add((thread, access), &clock, Some(here));
+                continue;
             }
-            out.add((thread, access), &clock);
+            if self.cfg.strategy != Strategy::Baseline {
+                match self.cfg.repair {
+                    Repair::Add => self.dpor.repair(p, &clock, &access),
+                    Repair::Strict if self.dpor.repair_needed(p, &clock, &access) => return None,
+                    Repair::Strict => {}
+                }
+            }
+            let last = match p {
+                Some(p) => self.dpor.last_race(p, &clock, &access),
+                None => None,
+            };
+            out.add((thread, access), &clock, last);
         }
         Some(out)
     }

@@ -59,16 +59,54 @@ pub enum WpOp {
 pub const RET_DEPTH: u32 = u32::MAX;
 
 /// Applies `ops` (in execution order) backwards to `post`.
+///
+/// Rather than substituting into `post` once per assignment (each costing the size of
+/// `post`), the assignments are composed into one simultaneous substitution `σ` and the
+/// assumptions collected, working backwards: for `v := e`, every pending value and
+/// assumption gets `e` for `v`, and `σ(v) = e` unless `v` was assigned later. At the end
+/// `wp = post[σ] ∧ assumptions`.
 pub fn wp_of(pool: &mut TermPool, ops: &[WpOp], post: TermId) -> TermId {
-    let mut phi = post;
+    if pool.is_false(post) {
+        return post;
+    }
+    let mut sigma: Vec<(TermId, TermId)> = Vec::new();
+    let mut assumed: Vec<TermId> = Vec::new();
     for op in ops.iter().rev() {
-        if pool.is_false(phi) {
-            return phi;
+        match *op {
+            WpOp::Set(v, w, e) => {
+                for value in sigma.iter_mut().map(|(_, x)| x).chain(assumed.iter_mut()) {
+                    *value = substitute_one(pool, *value, v, w, e);
+                }
+                let target = pool.var(v, w);
+                if !sigma.iter().any(|(t, _)| *t == target) {
+                    sigma.push((target, e));
+                }
+            }
+            WpOp::Assume(c) => {
+                if pool.is_false(c) {
+                    return c;
+                }
+                if !pool.is_true(c) {
+                    assumed.push(c);
+                }
+            }
         }
-        phi = match *op {
-            WpOp::Set(v, w, e) => substitute_one(pool, phi, v, w, e),
-            WpOp::Assume(c) => pool.and(phi, c),
-        };
+    }
+    let mut bits = 0;
+    let mut map = FxHashMap::default();
+    for (t, x) in sigma {
+        if let Node::Var { var, .. } = *pool.node(t) {
+            bits |= var_bloom(var);
+        }
+        map.insert(t, x);
+    }
+    let mut phi = if map.is_empty() {
+        post
+    } else {
+        substitute(pool, post, &map, bits)
+    };
+    for c in assumed {
+        phi = pool.and(phi, c);
     }
     phi
 }
@@ -159,52 +197,83 @@ pub fn rename_inputs(
 /// An access recorded in RVar/WVar: a thread (by stable name) and what it accessed.
 pub type RwEntry = (ThreadKey, Access);
 
-/// The accesses made below a node, each with a lower bound of the clocks of its
-/// occurrences (the pointwise minimum), on the current path's clock scale.
+/// What is known of one access's occurrences below a node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Occurrences {
+    /// A lower bound of the clocks of the accessing thread before each occurrence (the
+    /// pointwise minimum), on the current path's clock scale.
+    pub clock: VClock,
+    /// The smallest, over the occurrences, index of the last step of the path racing
+    /// with the occurrence (`None`: some occurrence raced with no step).
+    pub last_race: Option<usize>,
+}
+
+/// The accesses made below a node.
 #[derive(Clone, Debug, Default)]
-pub struct Accesses(pub FxHashMap<RwEntry, VClock>);
+pub struct Accesses(pub FxHashMap<RwEntry, Occurrences>);
 
 impl Accesses {
-    pub fn add(&mut self, entry: RwEntry, clock: &VClock) {
+    pub fn add(&mut self, entry: RwEntry, clock: &VClock, last_race: Option<usize>) {
         match self.0.get_mut(&entry) {
-            Some(c) => *c = c.meet(clock),
+            Some(o) => {
+                o.clock = o.clock.meet(clock);
+                o.last_race = o.last_race.min(last_race);
+            }
             None => {
-                self.0.insert(entry, clock.clone());
+                self.0.insert(
+                    entry,
+                    Occurrences {
+                        clock: clock.clone(),
+                        last_race,
+                    },
+                );
             }
         }
     }
 
     pub fn extend(&mut self, other: Accesses) {
-        for (e, c) in other.0 {
-            self.add(e, &c);
+        for (e, o) in other.0 {
+            self.add(e, &o.clock, o.last_race);
         }
     }
 
     /// Relative to a node reached after `since` steps of the path, whose threads are
     /// `keys` (by runtime id): for each entry, the threads with a step after the node
-    /// that happens before (every occurrence of) it. Happens-before established before
-    /// the node depends on the path to it and is not kept: another path to the same node
-    /// may order the threads differently.
+    /// that happens before (every occurrence of) it, and whether every occurrence's last
+    /// race was with a step after the node. Happens-before established before the node
+    /// depends on the path to it and is not kept: another path to the same node may
+    /// order the threads differently; the races among steps after the node do not.
     pub fn relative_to(&self, keys: &[ThreadKey], since: usize) -> RwTable {
         self.0
             .iter()
-            .map(|(e, c)| {
+            .map(|(e, o)| {
                 let after: Vec<ThreadKey> = keys
                     .iter()
                     .enumerate()
-                    .filter(|(q, _)| c.get(*q) as usize > since)
+                    .filter(|(q, _)| o.clock.get(*q) as usize > since)
                     .map(|(_, k)| *k)
                     .collect();
-                (*e, after)
+                let covered = o.last_race.is_some_and(|i| i >= since);
+                (*e, Recorded { after, covered })
             })
             .collect()
     }
 }
 
-/// RVar/WVar of one node: each access below it, with the threads (by name) that have a
-/// step after the node happening before it (so, on any path to the node, the steps
-/// before those threads' positions happen before the access too).
-pub type RwTable = FxHashMap<RwEntry, Vec<ThreadKey>>;
+/// RVar/WVar of one node for one access below it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Recorded {
+    /// The threads (by name) with a step after the node happening before every
+    /// occurrence (so, on any path to the node, the steps before those threads'
+    /// positions happen before the access too).
+    pub after: Vec<ThreadKey>,
+    /// Every occurrence's last race was with a step after the node: DPOR reverses it
+    /// below the node, and no step before the node needs a backtrack point for it.
+    pub covered: bool,
+}
+
+/// RVar/WVar of one node.
+pub type RwTable = FxHashMap<RwEntry, Recorded>;
 
 struct Entry {
     key: Box<[u64]>,
@@ -270,19 +339,22 @@ impl Summaries {
         }
         let bound = self.size_bound;
         let e = self.slots[i].as_mut().expect("slot just filled");
-        for (entry, after) in rw {
+        for (entry, rec) in rw {
             match e.rw.get_mut(entry) {
-                // Only what every visit guarantees: the intersection.
-                Some(known) => known.retain(|k| after.contains(k)),
+                // Only what every visit guarantees.
+                Some(known) => {
+                    known.after.retain(|k| rec.after.contains(k));
+                    known.covered &= rec.covered;
+                }
                 None => {
-                    e.rw.insert(*entry, after.clone());
+                    e.rw.insert(*entry, rec.clone());
                 }
             }
         }
         if let Some(wp) = wp {
             e.ps = Some(match e.ps {
                 None => wp,
-                Some(ps) if pool.size(ps) < bound => pool.or(ps, wp),
+                Some(ps) if pool.dag_size(ps, bound) < bound => pool.or(ps, wp),
                 Some(ps) => ps,
             });
         }

@@ -12,7 +12,6 @@
 
 use super::names::{ObjInst, ThreadKey};
 use analysis::ir::RegId;
-use rustc_hash::FxHashMap;
 use std::fmt;
 
 /// A term in a [`TermPool`].
@@ -126,7 +125,47 @@ pub struct TermPool {
     sizes: Vec<u32>,
     /// A 64-bit Bloom filter of the variables each term contains.
     blooms: Vec<u64>,
-    index: FxHashMap<Node, TermId>,
+    index: std::collections::HashMap<Node, TermId, MixedBuild>,
+}
+
+/// FxHash with a final avalanche (murmur3's `fmix64`): term nodes are tuples of small
+/// sequential ids, whose plain Fx hashes cluster and make the interning table probe long.
+#[derive(Clone, Copy, Default)]
+pub struct MixedBuild;
+
+impl std::hash::BuildHasher for MixedBuild {
+    type Hasher = Mixed;
+    fn build_hasher(&self) -> Mixed {
+        Mixed(rustc_hash::FxHasher::default())
+    }
+}
+
+pub struct Mixed(rustc_hash::FxHasher);
+
+impl std::hash::Hasher for Mixed {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.write(bytes);
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.0.write_u8(i);
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.0.write_u32(i);
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0.write_u64(i);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.0.write_usize(i);
+    }
+    fn finish(&self) -> u64 {
+        let mut h = self.0.finish();
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^ (h >> 33)
+    }
 }
 
 impl TermPool {
@@ -162,6 +201,25 @@ impl TermPool {
     /// `v` does not occur in `t`.
     pub fn bloom(&self, t: TermId) -> u64 {
         self.blooms[t.index()]
+    }
+
+    /// Number of distinct subterms (the size of the term as a DAG), but stopping once it
+    /// exceeds `cap` (then some number above `cap` is returned).
+    pub fn dag_size(&self, t: TermId, cap: u32) -> u32 {
+        if self.size(t) <= cap {
+            return self.size(t);
+        }
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut stack = vec![t];
+        while let Some(x) = stack.pop() {
+            if seen.insert(x) {
+                if seen.len() as u32 > cap {
+                    break;
+                }
+                stack.extend(self.children(self.node(x)));
+            }
+        }
+        seen.len() as u32
     }
 
     /// Number of nodes of the term as a tree, saturating: a cheap size measure.
@@ -437,9 +495,36 @@ impl TermPool {
         if let Some(t) = self.identity(op, a, b, w) {
             return t;
         }
+        if let Some(t) = self.fold_offsets(op, a, b, w) {
+            return t;
+        }
         let commutative = matches!(op, BvOp::Add | BvOp::Mul | BvOp::And | BvOp::Or | BvOp::Xor);
         let (a, b) = if commutative && b < a { (b, a) } else { (a, b) };
         self.intern(Node::Bin(op, a, b), Sort::Bv(w))
+    }
+
+    /// `(x + k1) + k2 = x + (k1 + k2)` and `x - k = x + (-k)` (modular arithmetic, so
+    /// exact): counters incremented in a loop stay one addition deep.
+    fn fold_offsets(&mut self, op: BvOp, a: TermId, b: TermId, w: u8) -> Option<TermId> {
+        let (x, k) = match (op, self.as_bv(a), self.as_bv(b)) {
+            (BvOp::Add, None, Some(k)) => (a, k),
+            (BvOp::Add, Some(k), None) => (b, k),
+            (BvOp::Sub, None, Some(k)) => {
+                let neg = self.bv_const(k.wrapping_neg(), w);
+                return Some(self.bin(BvOp::Add, a, neg));
+            }
+            _ => return None,
+        };
+        let Node::Bin(BvOp::Add, p, q) = *self.node(x) else {
+            return None;
+        };
+        let (inner, k1) = match (self.as_bv(p), self.as_bv(q)) {
+            (Some(k1), None) => (q, k1),
+            (None, Some(k1)) => (p, k1),
+            _ => return None,
+        };
+        let sum = self.bv_const(k1.wrapping_add(k), w);
+        Some(self.bin(BvOp::Add, inner, sum))
     }
 
     /// Algebraic identities with one constant operand (or equal operands).
