@@ -544,8 +544,10 @@ mod tests {
         let p = load("hunt/race_refuted.c");
         let writes = stores_at(&p, 24);
         let g = goal(GoalKind::Race, &[(writes.clone(), "24"), (writes, "24")]);
-        let mut cfg = Config::default();
-        cfg.jobs = 2;
+        let cfg = Config {
+            jobs: 2,
+            ..Config::default()
+        };
         let h = hunt(&p, &g, &Direct { start: entry(&p) }, &cfg).unwrap();
         assert_eq!(h.verdict, Verdict::Refuted, "{:?}", h.reason);
         assert_eq!(h.found_by, Some(FoundBy::Guided));
@@ -556,8 +558,10 @@ mod tests {
     fn a_reach_goal_cut_by_the_state_bound_is_unknown_with_the_bound_named() {
         let p = load("hunt/race_refuted.c");
         let g = goal(GoalKind::Reach, &[(stores_at(&p, 24), "24")]);
-        let mut cfg = Config::default();
-        cfg.max_states = 1;
+        let cfg = Config {
+            max_states: 1,
+            ..Config::default()
+        };
         let h = hunt(&p, &g, &Direct { start: entry(&p) }, &cfg).unwrap();
         // One state is not enough to reach the worker's store.
         assert_eq!(h.verdict, Verdict::Unknown);
