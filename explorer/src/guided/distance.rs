@@ -6,12 +6,12 @@
 //! successor block, a call to the callee's entry and (skipping it) to the statement after
 //! the call, a thread creation to the new thread's entry and to the next statement.
 //! Returns are not followed (the call's skip edge stands for them), so a distance is never
-//! through a caller the thread is not in; a thread's own call stack is used instead
-//! ([`Icfg::distance_from_stack`]): from a callee, a location in a caller is as far as
-//! the callee's nearest return plus the caller's way on from the call. Distances to one
-//! location are computed once, by a backward breadth-first search, and cached.
+//! through a caller the thread is not in. (Going through the thread's own call stack —
+//! returns first, then on from the callers — was tried; it guided worse on the SV-COMP
+//! tasks, where it pulled threads toward far-away call sites.) Distances to one location
+//! are computed once, by a backward breadth-first search, and cached.
 
-use analysis::ir::{Callee, Operand, Program, StmtId, StmtKind, SyncOp, TermKind};
+use analysis::ir::{Callee, Operand, Program, StmtId, StmtKind, SyncOp};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 
@@ -24,8 +24,6 @@ pub struct Icfg {
     pred: Vec<Vec<StmtId>>,
     /// Intraprocedural successors only.
     intra: Vec<Vec<StmtId>>,
-    /// For every statement, the distance to the nearest return of its function.
-    to_exit: Vec<u32>,
     cache: FxHashMap<StmtId, Vec<u32>>,
 }
 
@@ -87,49 +85,12 @@ impl Icfg {
                 pred[to.index()].push(StmtId(from as u32));
             }
         }
-        let exits: Vec<StmtId> = prog
-            .functions
-            .iter()
-            .flat_map(|f| f.blocks.iter())
-            .filter(|b| matches!(b.term.kind, TermKind::Return(_) | TermKind::ThreadExit(_)))
-            .map(|b| b.term.id)
-            .collect();
-        let mut intra_pred = vec![Vec::new(); n];
-        for (from, list) in intra.iter().enumerate() {
-            for &to in list {
-                intra_pred[to.index()].push(StmtId(from as u32));
-            }
-        }
-        let to_exit = backward_bfs(&intra_pred, &exits);
         Icfg {
             succ,
             pred,
             intra,
-            to_exit,
             cache: FxHashMap::default(),
         }
-    }
-
-    /// The number of statements from `s` to a return of its function, or [`FAR`].
-    pub fn to_exit(&self, s: StmtId) -> u32 {
-        self.to_exit.get(s.index()).copied().unwrap_or(FAR)
-    }
-
-    /// The distance from a thread with call stack `stack` (outermost first, each the
-    /// statement the frame resumes at) to `to`: either from the top frame directly, or by
-    /// returning from the inner frames first and going on from a caller.
-    pub fn distance_from_stack(&mut self, stack: &[StmtId], to: StmtId) -> u32 {
-        let mut best = FAR;
-        let mut unwind: u32 = 0;
-        for &pos in stack.iter().rev() {
-            let here = self.distance(pos, to);
-            best = best.min(unwind.saturating_add(here));
-            unwind = unwind.saturating_add(self.to_exit(pos)).saturating_add(1);
-            if unwind >= FAR {
-                break;
-            }
-        }
-        best
     }
 
     /// The number of statements from `from` to `to` (0 when equal), or [`FAR`].

@@ -20,7 +20,7 @@ use super::distance::{Icfg, FAR};
 use super::goal::{confirm_node, confirm_reach, node_goal, witness};
 use super::progress::{Progress, TraceSet, WrongSide};
 use super::refine::{Refinement, Refiner};
-use super::step::{block_start, exec_one, stack_positions, PathCond};
+use super::step::{block_start, exec_one, pending_stmt, PathCond};
 use super::visited::fingerprint;
 use super::{Abstraction, Config, Evidence, Goal, GoalKind};
 use crate::symbolic::engine::{End, Engine, SideNext, StepCtx};
@@ -329,47 +329,43 @@ impl<'a> Trial<'a> {
     }
 
     /// The [`Rank`] of a node: abstract locations left; the distance of the nearest
-    /// thread (through its call stack) to each trace's next location (and, for goals
+    /// thread to each trace's next location (and, for goals
     /// where threads must stand at the locations, of distinct threads to the goal
     /// locations); the nearest such distance of the thread that moved.
     fn rank(&mut self, n: &Node) -> Rank {
         let h1 = n.prog.remaining();
-        let live: Vec<Tid> = (0..n.st.threads.len())
+        // Each thread's position is its pending statement (a distance through the call
+        // stack, returning to callers first, was tried and guided worse on SV-COMP).
+        let positions: Vec<(Tid, StmtId)> = (0..n.st.threads.len())
             .filter(|&t| n.st.is_live(t))
-            .collect();
-        let stacks: Vec<Vec<StmtId>> = live
-            .iter()
-            .map(|&t| stack_positions(&self.e, &n.st, t))
+            .filter_map(|t| pending_stmt(&self.e, &n.st, t).map(|p| (t, p)))
             .collect();
         let heads: Vec<StmtId> = n.prog.heads().map(|(_, s)| s).collect();
         let mut h2: u32 = 0;
         let mut mover_best = FAR;
         for head in heads {
             let mut d = FAR;
-            for (i, s) in stacks.iter().enumerate() {
-                if s.is_empty() {
-                    continue;
-                }
-                let x = self.icfg.distance_from_stack(s, head);
+            for &(t, p) in &positions {
+                let x = self.icfg.distance(p, head);
                 d = d.min(x);
-                if Some(live[i]) == n.mover {
+                if Some(t) == n.mover {
                     mover_best = mover_best.min(x);
                 }
             }
             h2 = h2.saturating_add(d);
         }
         if self.goal.kind.at_node() {
-            let mut used = vec![false; stacks.len()];
+            let mut used = vec![false; positions.len()];
             for loc in &self.goal.locations {
-                let best = stacks
+                let best = positions
                     .iter()
                     .enumerate()
-                    .filter(|(i, s)| !used[*i] && !s.is_empty())
-                    .map(|(i, s)| {
+                    .filter(|(i, _)| !used[*i])
+                    .map(|(i, &(_, p))| {
                         let d = loc
                             .stmts
                             .iter()
-                            .map(|&x| self.icfg.distance_from_stack(s, x))
+                            .map(|&x| self.icfg.distance(p, x))
                             .min()
                             .unwrap_or(FAR);
                         (d, i)
@@ -378,7 +374,7 @@ impl<'a> Trial<'a> {
                 if let Some((d, i)) = best {
                     used[i] = true;
                     h2 = h2.saturating_add(d);
-                    if Some(live[i]) == n.mover {
+                    if Some(positions[i].0) == n.mover {
                         mover_best = mover_best.min(d);
                     }
                 } else {

@@ -152,26 +152,6 @@ pub fn pending_stmt(e: &Engine<'_>, st: &State, t: Tid) -> Option<StmtId> {
     }
 }
 
-/// Where each frame of a thread resumes, outermost first (the top frame's entry is its
-/// pending statement); for a thread between frames (ending, waiting), its pending
-/// statement alone.
-pub fn stack_positions(e: &Engine<'_>, st: &State, t: Tid) -> Vec<StmtId> {
-    let th = &st.threads[t];
-    if th.status != Status::AtEvent {
-        return pending_stmt(e, st, t).into_iter().collect();
-    }
-    th.frames
-        .iter()
-        .map(|f| {
-            let block = &e.prog.function(f.func).blocks[f.block as usize];
-            block
-                .stmts
-                .get(f.index as usize)
-                .map_or(block.term.id, |s| s.id)
-        })
-        .collect()
-}
-
 /// The first statement of the block a thread's top frame is in (where a branch went).
 pub fn block_start(e: &Engine<'_>, st: &State, t: Tid) -> Option<StmtId> {
     let f = st.threads[t].frames.last()?;
