@@ -310,13 +310,3 @@ fn strategies_reach_the_same_violations_on_random_programs() {
         "too few programs finished ({checked} of {count})"
     );
 }
-
-#[test]
-#[ignore]
-fn dump_program() {
-    let seed: u64 = std::env::var("AGX_DIFF_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1);
-    print!("{}", Gen::program(seed));
-}

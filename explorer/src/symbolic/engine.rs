@@ -514,7 +514,7 @@ impl<'p> Engine<'p> {
         let mut wp = self.pool.fals();
         let mut rw = Accesses::default();
         for side in sides {
-            if self.stop {
+            if self.out_of_time() {
                 break;
             }
             let guard_wp = side.guard_wp;
