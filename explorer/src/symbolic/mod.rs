@@ -139,11 +139,15 @@ pub struct Checks {
 pub struct Config {
     /// Default: [`Strategy::DporAg`].
     pub strategy: Strategy,
-    /// Use the static slice to skip pivots outside it (§6.1). Default: true. Only with
-    /// [`Strategy::DporAg`], and only when `relevant` is given.
+    /// Cut nodes from which no thread can reach a target (§6.1, Type A pivots; see
+    /// [`reach`]). Default: true. Only with [`Strategy::DporAg`] and without
+    /// `checks`.
     pub slice: bool,
-    /// The statements of the static slice (from the rules crate): `None` when no slice is
-    /// available. Default: `None`.
+    /// The statements of a static slice of the targets (from the rules crate), for
+    /// §6.1's Type B pivots. Default: `None`. Not used yet: skipping a pivot outside the
+    /// slice is sound only if the slice also follows synchronization (a lock taken or
+    /// not changes which orders the relevant accesses can have), which the rules'
+    /// dependence graph does not.
     pub relevant: Option<BTreeSet<StmtId>>,
     /// Iterations of one loop (per entry, per frame) and activations of one function on
     /// one thread's stack; exceeding it cuts the path. Default: `None` (no bound).
