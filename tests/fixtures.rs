@@ -82,6 +82,13 @@ fn read_directives(path: &Path) -> Result<Option<Directives>, String> {
 }
 
 #[test]
+fn verify_directives_are_left_to_the_verify_harness() {
+    let d = fixture::parse("// agx-verify: safe --unwind 3\n// agx-expect: ok\n").unwrap();
+    assert_eq!(d.cases.len(), 1);
+    assert!(d.cases[0].args.is_empty());
+}
+
+#[test]
 fn directives_without_run_lines_make_one_case() {
     let text = "// agx-expect: ok\n// agx-stdout: a b\n// agx-stdout:\n//  agx-stdout: no\n";
     let d = fixture::parse(text).unwrap();

@@ -264,7 +264,7 @@ pub fn parse_fixture_cases(text: &str) -> Result<Vec<FixtureCase>, String> {
         let words: Vec<&str> = value.split_whitespace().collect();
         let at = |msg: String| format!("line {}: {msg}", index + 1);
         let case = match words.first() {
-            Some(&("safe" | "violation")) => expectation(&words).map_err(at)?,
+            Some(&("safe" | "violation" | "unknown")) => expectation(&words).map_err(at)?,
             _ => {
                 let expect = lines[index + 1..]
                     .iter()

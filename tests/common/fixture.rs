@@ -99,6 +99,10 @@ pub fn parse(text: &str) -> Result<Directives, String> {
             gcc_skip = Some(reason.trim().to_string());
             continue;
         }
+        // `agx verify` cases, read by tests/verify.rs and `agx bench`, not by `agx run`.
+        if name == "verify" {
+            continue;
+        }
         if name == "run" {
             explicit_runs = true;
             cases.push(PartialCase {
