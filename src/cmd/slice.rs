@@ -59,33 +59,21 @@ pub fn parse_location(s: &str) -> Result<Location> {
     })
 }
 
-/// Reads the result locations of a SARIF 2.1.0 log.
+/// The locations of every target of a SARIF 2.1.0 log (all locations of a multi-location
+/// target such as a race, each sliced on its own).
 pub fn sarif_locations(path: &std::path::Path) -> Result<Vec<Location>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let log: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
-    let mut out = Vec::new();
-    let runs = log["runs"]
-        .as_array()
-        .with_context(|| format!("{}: no `runs` array (not SARIF 2.1.0?)", path.display()))?;
-    for run in runs {
-        for result in run["results"].as_array().into_iter().flatten() {
-            for loc in result["locations"].as_array().into_iter().flatten() {
-                let phys = &loc["physicalLocation"];
-                let uri = phys["artifactLocation"]["uri"].as_str();
-                let line = phys["region"]["startLine"].as_u64();
-                if let (Some(uri), Some(line)) = (uri, line) {
-                    let file = uri.strip_prefix("file://").unwrap_or(uri).to_string();
-                    out.push(Location {
-                        file,
-                        line: line as u32,
-                    });
-                }
-            }
-        }
-    }
-    Ok(out)
+    let targets =
+        analysis::sarif::read_targets(&text).with_context(|| format!("{}", path.display()))?;
+    Ok(targets
+        .into_iter()
+        .flat_map(|t| t.locations)
+        .map(|l| Location {
+            file: l.file,
+            line: l.line,
+        })
+        .collect())
 }
 
 /// Finds a file id by exact name, else by final path component.
