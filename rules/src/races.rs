@@ -47,18 +47,7 @@
 //! under the atomic lock); `c ⊓ c'`: the cells may overlap. Two accesses of a stack slot
 //! through its own address constant touch the slot of their own activation, never another
 //! thread's. `mhp` is [`HappensBefore::may_happen_in_parallel`] (threads that may run both
-//! functions, minus the pairs ordered by creation, join and program order), further
-//! narrowed for thread functions started from several creation sites, where the
-//! happens-before rules (which anchor a function at its one site) say nothing:
-//! ```text
-//! spawners(f)        = { c | thread_edge(c, t), runs(t, f) }
-//! before_all(a, b)   ← a in a run-once function m whose threads do not run func(b),
-//!                      ∀c ∈ spawners(func(b)): c in m, dom(a, c), scc(a) ≠ scc(c)
-//! after_all(a, b)    ← b in a run-once function m whose threads do not run func(a),
-//!                      ∀c ∈ spawners(func(a)): ∃j in m. join_of(j, c), dom(j, b), scc(j) ≠ scc(b)
-//! mhp(a, b)          ← mhp_hb(a, b), ¬before_all(a, b), ¬before_all(b, a),
-//!                      ¬after_all(a, b), ¬after_all(b, a)
-//! ```
+//! functions, minus the pairs ordered by creation, join and program order).
 
 use crate::call_graph::CallGraph;
 use crate::data_dep::DataDeps;
@@ -66,7 +55,7 @@ use crate::happens_before::HappensBefore;
 use crate::points_to::{sorted, Cell, PointsTo};
 use analysis::facts::{Facts, FuncId, Obj, StmtId, ANY_OFFSET};
 use ascent::ascent;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// A lock: a mutex cell, or the atomic pseudo-lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
@@ -287,12 +276,11 @@ pub fn run(inputs: &Inputs<'_>) -> Races {
     let mut races = Vec::new();
     let mut ordered = BTreeSet::new();
     let mut seen = BTreeSet::new();
-    let order = SpawnOrder::new(facts, call_graph, happens_before);
     for &(a, b, o, k) in &sorted(p.candidate) {
         if !seen.insert((a, b)) {
             continue;
         }
-        if !happens_before.may_happen_in_parallel(call_graph, a, b) || order.ordered(a, b) {
+        if !happens_before.may_happen_in_parallel(call_graph, a, b) {
             ordered.insert((a, b));
             continue;
         }
@@ -338,120 +326,6 @@ fn own_slot_accesses(facts: &Facts) -> Vec<(StmtId, Obj)> {
         }
     }
     sorted(out)
-}
-
-/// Order through *every* creation or join of the threads that run a function (the
-/// `before_all` / `after_all` rules of the module documentation).
-struct SpawnOrder {
-    func_of: HashMap<StmtId, FuncId>,
-    interval: HashMap<StmtId, (u32, u32)>,
-    scc: HashMap<StmtId, StmtId>,
-    once: BTreeSet<FuncId>,
-    /// Thread entries whose threads run each function.
-    threads_of: HashMap<FuncId, BTreeSet<FuncId>>,
-    /// Creation sites of each thread entry.
-    sites_of: HashMap<FuncId, Vec<StmtId>>,
-    /// Joins matched to each creation site.
-    joins_of: HashMap<StmtId, Vec<StmtId>>,
-}
-
-impl SpawnOrder {
-    fn new(facts: &Facts, cg: &CallGraph, hb: &HappensBefore) -> SpawnOrder {
-        let mut threads_of: HashMap<FuncId, BTreeSet<FuncId>> = HashMap::new();
-        for &(t, f) in &cg.runs {
-            threads_of.entry(f).or_default().insert(t);
-        }
-        let mut sites_of: HashMap<FuncId, Vec<StmtId>> = HashMap::new();
-        for &(c, t) in &cg.thread_edges {
-            sites_of.entry(t).or_default().push(c);
-        }
-        let mut joins_of: HashMap<StmtId, Vec<StmtId>> = HashMap::new();
-        for &(j, c) in &hb.join_of {
-            joins_of.entry(c).or_default().push(j);
-        }
-        SpawnOrder {
-            func_of: facts.stmt_func.iter().copied().collect(),
-            interval: facts
-                .dom_interval
-                .iter()
-                .map(|&(s, a, b)| (s, (a, b)))
-                .collect(),
-            scc: facts.scc.iter().copied().collect(),
-            once: cg.once.clone(),
-            threads_of,
-            sites_of,
-            joins_of,
-        }
-    }
-
-    fn ordered(&self, a: StmtId, b: StmtId) -> bool {
-        self.before_all(a, b)
-            || self.before_all(b, a)
-            || self.after_all(a, b)
-            || self.after_all(b, a)
-    }
-
-    /// `p` runs before `q` in the one activation of their run-once function.
-    fn before(&self, p: StmtId, q: StmtId) -> bool {
-        let (Some(&(pp, pq)), Some(&(qp, qq))) = (self.interval.get(&p), self.interval.get(&q))
-        else {
-            return false;
-        };
-        self.func_of.get(&p) == self.func_of.get(&q)
-            && pp <= qp
-            && qq <= pq
-            && self.scc.get(&p) != self.scc.get(&q)
-    }
-
-    /// The creation sites of every thread that runs the function of `s`, if `m`'s own
-    /// threads never run it (else `None`).
-    fn spawners(&self, s: StmtId, m: FuncId) -> Option<Vec<StmtId>> {
-        let f = self.func_of.get(&s)?;
-        let threads = self.threads_of.get(f)?;
-        let own = self.threads_of.get(&m)?;
-        if threads.iter().any(|t| own.contains(t)) {
-            return None;
-        }
-        let mut sites = Vec::new();
-        for t in threads {
-            sites.extend(self.sites_of.get(t)?.iter().copied());
-        }
-        Some(sites)
-    }
-
-    fn run_once_func(&self, s: StmtId) -> Option<FuncId> {
-        self.func_of
-            .get(&s)
-            .copied()
-            .filter(|m| self.once.contains(m))
-    }
-
-    fn before_all(&self, a: StmtId, b: StmtId) -> bool {
-        let Some(m) = self.run_once_func(a) else {
-            return false;
-        };
-        match self.spawners(b, m) {
-            Some(sites) => !sites.is_empty() && sites.iter().all(|&c| self.before(a, c)),
-            None => false,
-        }
-    }
-
-    fn after_all(&self, a: StmtId, b: StmtId) -> bool {
-        let Some(m) = self.run_once_func(b) else {
-            return false;
-        };
-        match self.spawners(a, m) {
-            Some(sites) => {
-                !sites.is_empty()
-                    && sites.iter().all(|c| {
-                        self.joins_of
-                            .get(c)
-                            .is_some_and(|js| js.iter().any(|&j| self.before(j, b)))
-                    })
-            }
-            None => false,
-        }
-    }
 }
 
 #[cfg(test)]
