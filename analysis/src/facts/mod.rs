@@ -32,40 +32,19 @@ mod tsv;
 pub use extract::extract;
 pub use tsv::{load_dir, write_dir, FactsIoError};
 
+use crate::ir::id_type;
 pub use crate::ir::{FileId, FuncId, StmtId};
-use std::fmt;
 
 /// The offset of a cell that stands for every cell of its object.
 pub const ANY_OFFSET: i64 = -1;
 
-macro_rules! atom {
-    ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
-        $(#[$doc])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-        #[serde(transparent)]
-        pub struct $name(pub u32);
-
-        impl $name {
-            pub fn index(self) -> usize {
-                self.0 as usize
-            }
-        }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, concat!($prefix, "{}"), self.0)
-            }
-        }
-    };
-}
-
-atom!(
+id_type!(
     /// A value-carrying operand: a register of one function, or a constant (an address of
     /// an object or function, or the shared integer/null constant).
     Var,
     "v"
 );
-atom!(
+id_type!(
     /// An abstract memory object: static object, allocation site, function, or the unknown
     /// object an external function's pointer result may point to.
     Obj,

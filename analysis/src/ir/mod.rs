@@ -63,10 +63,14 @@ impl std::str::FromStr for DataModel {
     }
 }
 
+/// A dense `u32` id with a display prefix (`f3`, `bb1`, `s42`); also used for the ids of
+/// the facts.
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
         $(#[$doc])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+        #[derive(
+            Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, ::serde::Serialize,
+        )]
         #[serde(transparent)]
         pub struct $name(pub u32);
 
@@ -76,13 +80,14 @@ macro_rules! id_type {
             }
         }
 
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 write!(f, concat!($prefix, "{}"), self.0)
             }
         }
     };
 }
+pub(crate) use id_type;
 
 id_type!(
     /// A function of the program (defined or external).
