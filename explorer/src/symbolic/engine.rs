@@ -142,6 +142,33 @@ pub struct TraceItem {
     pub event: EventKind,
 }
 
+/// The path of one search state: its condition, pins, model, trace and inputs — what
+/// the engine keeps for the current path. A search that keeps many states alive at once
+/// (the guided search of [`crate::guided`]) stores one per state and installs it before
+/// running a step from that state, instead of pushing and popping one path with
+/// [`Engine::under`].
+#[derive(Clone, Default)]
+pub struct PathCond {
+    pub pcon: Vec<TermId>,
+    pub pins: FxHashMap<TermId, u64>,
+    /// An assignment satisfying `pcon` (the engine's model shortcut relies on it).
+    pub model: Assignment,
+    pub trace: Vec<TraceItem>,
+    pub inputs: Vec<InputRec>,
+}
+
+impl PathCond {
+    /// Conjoins a fork side's guard (and pin), as [`Engine::under`] does on entering it.
+    pub fn assume(&mut self, pool: &TermPool, guard: TermId, pin: Option<(TermId, u64)>) {
+        if !pool.is_true(guard) {
+            self.pcon.push(guard);
+        }
+        if let Some((t, v)) = pin {
+            self.pins.insert(t, v);
+        }
+    }
+}
+
 /// One side of a fork.
 pub struct Side {
     /// The side's condition (forward) and its form over state variables.
@@ -399,6 +426,32 @@ impl<'p> Engine<'p> {
     }
 
     // ---- the path condition ----
+
+    /// Makes `path` the current path (outside [`Engine::under`], whose undo log it
+    /// replaces).
+    pub fn install_path(&mut self, path: &PathCond) {
+        self.pcon.clone_from(&path.pcon);
+        self.pcon_set.clear();
+        for &c in &self.pcon {
+            *self.pcon_set.entry(c).or_insert(0) += 1;
+        }
+        self.pins.clone_from(&path.pins);
+        self.pin_log.clear();
+        self.model = path.model.clone();
+        self.trace.clone_from(&path.trace);
+        self.inputs.clone_from(&path.inputs);
+    }
+
+    /// The current path.
+    pub fn capture_path(&self) -> PathCond {
+        PathCond {
+            pcon: self.pcon.clone(),
+            pins: self.pins.clone(),
+            model: self.model.clone(),
+            trace: self.trace.clone(),
+            inputs: self.inputs.clone(),
+        }
+    }
 
     /// Does `c` certainly hold on the current path (folded true, or a conjunct)?
     pub fn holds(&self, c: TermId) -> bool {

@@ -14,8 +14,8 @@ use super::value::{self, Evaluated, Reader, SVal, Unsupported, OFFSET_BITS};
 use super::VerifyError;
 use crate::concrete::{InputSource, UninitPolicy, ViolationKind};
 use analysis::ir::{
-    Callee, DataModel, FuncId, Function, Operand, RegId, Rvalue, Scalar, Stmt, StmtKind, TermKind,
-    Terminator,
+    Callee, DataModel, FuncId, Function, Operand, RegId, Rvalue, Scalar, Stmt, StmtId, StmtKind,
+    TermKind, Terminator,
 };
 use std::collections::BTreeMap;
 
@@ -29,6 +29,30 @@ pub enum Flow {
     Park,
     End(End),
     Fork(Vec<Side>),
+}
+
+/// What [`Engine::exec_next`] did.
+pub struct Executed {
+    pub flow: Flow,
+    /// The statement or terminator that ran: `None` when the thread parked without
+    /// running anything, for a re-acquire or a thread-end event, and for a bound.
+    pub ran: Option<StmtId>,
+}
+
+impl Executed {
+    fn parked() -> Executed {
+        Executed {
+            flow: Flow::Park,
+            ran: None,
+        }
+    }
+
+    fn end(end: End) -> Executed {
+        Executed {
+            flow: Flow::End(end),
+            ran: None,
+        }
+    }
 }
 
 /// Reads operands in a thread's top frame: values (forward) or state variables (`wp`).
@@ -322,38 +346,12 @@ impl<'p> Engine<'p> {
     pub fn run(&mut self, mut st: State, mut cur: Tid, mut k: StepCtx) -> Sub {
         let mut ops: Vec<WpOp> = Vec::new();
         let sub = loop {
-            if self.stop {
+            let Some(done) = self.exec_next(&mut st, cur, &mut k, &mut ops) else {
                 break self.nothing();
-            }
-            if self.trace.len() as u64 > self.cfg.max_events {
-                let detail = format!("a run reached {} visible events", self.cfg.max_events);
-                break self.leaf(&st, End::Bound("max-events", detail), &k);
-            }
-            k.cur = cur;
-            k.statements += 1;
-            if k.statements.is_multiple_of(4096) && self.out_of_time() {
-                break self.nothing();
-            }
-            if k.statements > MAX_STEP_STATEMENTS {
-                let detail = format!("a step ran more than {MAX_STEP_STATEMENTS} statements");
-                break self.leaf(&st, End::Bound("max-events", detail), &k);
-            }
-            let events = self.trace.len();
-            let flow = self.exec_one(&mut st, cur, &mut k, &mut ops);
-            if self.trace.len() > events {
-                k.mark_fresh(cur, self.inputs.len(), self.pcon.len());
-            }
-            if matches!(flow, Flow::Next) && self.trace.len() == events {
-                if let Some(end) = self.local_loop(&st, cur, &mut k) {
-                    break self.leaf(&st, end, &k);
-                }
-            }
-            match flow {
+            };
+            match done.flow {
                 Flow::Next => {}
-                Flow::Switch(c) => {
-                    k.mark_fresh(c, self.inputs.len(), self.pcon.len());
-                    cur = c;
-                }
+                Flow::Switch(c) => cur = c,
                 Flow::Park => match k.resume.pop() {
                     Some(c) => cur = c,
                     None => break self.end_step(st, k),
@@ -363,6 +361,55 @@ impl<'p> Engine<'p> {
             }
         };
         self.with_ops(&ops, sub)
+    }
+
+    /// Runs what thread `cur` does next inside the current step (one statement, a
+    /// terminator, or a re-acquire / thread-end event), with the step's bookkeeping: the
+    /// bounds on visible events and on statements per step, the time budget, the inputs
+    /// private to the threads that ran, and the loops that never reach a visible event
+    /// (which end the run). The one step function of the engine: its own depth-first
+    /// driver ([`Engine::run`]) and the guided search ([`crate::guided`]) both drive
+    /// steps with it, each deciding what to do with the returned [`Flow`] (for a
+    /// [`Flow::Park`], resume a creator from `k.resume` or end the step; for a fork,
+    /// explore its sides). `None`: the search is stopped (out of time).
+    pub fn exec_next(
+        &mut self,
+        st: &mut State,
+        cur: Tid,
+        k: &mut StepCtx,
+        ops: &mut Vec<WpOp>,
+    ) -> Option<Executed> {
+        if self.stop {
+            return None;
+        }
+        if self.trace.len() as u64 > self.cfg.max_events {
+            let detail = format!("a run reached {} visible events", self.cfg.max_events);
+            return Some(Executed::end(End::Bound("max-events", detail)));
+        }
+        k.cur = cur;
+        k.statements += 1;
+        if k.statements.is_multiple_of(4096) && self.out_of_time() {
+            return None;
+        }
+        if k.statements > MAX_STEP_STATEMENTS {
+            let detail = format!("a step ran more than {MAX_STEP_STATEMENTS} statements");
+            return Some(Executed::end(End::Bound("max-events", detail)));
+        }
+        let events = self.trace.len();
+        let mut done = self.exec_one(st, cur, k, ops);
+        if self.trace.len() > events {
+            k.mark_fresh(cur, self.inputs.len(), self.pcon.len());
+        }
+        match done.flow {
+            Flow::Next if self.trace.len() == events => {
+                if let Some(end) = self.local_loop(st, cur, k) {
+                    done.flow = Flow::End(end);
+                }
+            }
+            Flow::Switch(c) => k.mark_fresh(c, self.inputs.len(), self.pcon.len()),
+            _ => {}
+        }
+        Some(done)
     }
 
     /// At a loop header, records `t`'s local state; if it was there before in this step
@@ -415,17 +462,24 @@ impl<'p> Engine<'p> {
     }
 
     /// Executes what `cur` does next.
-    fn exec_one(&mut self, st: &mut State, cur: Tid, k: &mut StepCtx, ops: &mut Vec<WpOp>) -> Flow {
+    fn exec_one(
+        &mut self,
+        st: &mut State,
+        cur: Tid,
+        k: &mut StepCtx,
+        ops: &mut Vec<WpOp>,
+    ) -> Executed {
         match st.threads[cur].status {
             Status::AtEvent => {}
             Status::Reacquire { .. } | Status::Ending { .. } => {
                 if !self.may_run_event(st, cur, k) {
-                    return Flow::Park;
+                    return Executed::parked();
                 }
                 k.event_pending = false;
-                return self.exec_special(st, cur, k, ops);
+                let flow = self.exec_special(st, cur, k, ops);
+                return Executed { flow, ran: None };
             }
-            _ => return Flow::Park,
+            _ => return Executed::parked(),
         }
         let prog = self.prog;
         let frame = st.top(cur);
@@ -433,14 +487,23 @@ impl<'p> Engine<'p> {
         let block = &func.blocks[frame.block as usize];
         match block.stmts.get(frame.index as usize) {
             Some(stmt) if is_visible(&stmt.kind) => {
-                if self.may_run_event(st, cur, k) {
-                    self.exec_visible(st, cur, stmt, k, ops)
-                } else {
-                    Flow::Park
+                if !self.may_run_event(st, cur, k) {
+                    return Executed::parked();
+                }
+                let flow = self.exec_visible(st, cur, stmt, k, ops);
+                Executed {
+                    flow,
+                    ran: Some(stmt.id),
                 }
             }
-            Some(stmt) => self.exec_local(st, cur, stmt, k, ops),
-            None => self.exec_term(st, cur, &block.term, k, ops),
+            Some(stmt) => Executed {
+                flow: self.exec_local(st, cur, stmt, k, ops),
+                ran: Some(stmt.id),
+            },
+            None => Executed {
+                flow: self.exec_term(st, cur, &block.term, k, ops),
+                ran: Some(block.term.id),
+            },
         }
     }
 

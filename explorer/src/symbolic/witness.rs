@@ -3,7 +3,8 @@
 //! step on the path) of a violation, replayed on the reference interpreter before the
 //! violation is reported.
 
-use super::engine::Engine;
+use super::engine::{Engine, InputRec, TraceItem};
+use super::model::Assignment;
 use super::{describe_run_outcome, Found, VerifyError, WitnessStep};
 use crate::concrete::{
     replay, EventKind, InputType, Outcome, ThreadId, ViolationKind, Witness, WitnessInput,
@@ -73,14 +74,25 @@ fn statement_text(prog: &analysis::ir::Program, id: analysis::ir::StmtId) -> Str
     }
 }
 
-fn build(e: &Engine<'_>) -> Witness {
+/// The witness of the engine's current path.
+pub fn build(e: &Engine<'_>) -> Witness {
+    of_path(e, &e.inputs, &e.model, &e.trace)
+}
+
+/// The witness of a path: the inputs it read, valued by `model` (which satisfies its
+/// condition), and the thread of every step of `trace`.
+pub fn of_path(
+    e: &Engine<'_>,
+    inputs: &[InputRec],
+    model: &Assignment,
+    trace: &[TraceItem],
+) -> Witness {
     let dm = e.prog.data_model;
-    let inputs = e
-        .inputs
+    let inputs = inputs
         .iter()
         .map(|r| {
             let bits = r.ty.bits(dm);
-            let raw = truncate(e.model.get(r.var), bits);
+            let raw = truncate(model.get(r.var), bits);
             let value = if r.ty.is_signed() {
                 i128::from(sign_extend(raw, bits))
             } else {
@@ -103,6 +115,6 @@ fn build(e: &Engine<'_>) -> Witness {
         .to_string(),
         uninit: e.cfg.uninit,
         inputs,
-        schedule: e.trace.iter().map(|s| ThreadId(s.tid as u32)).collect(),
+        schedule: trace.iter().map(|s| ThreadId(s.tid as u32)).collect(),
     }
 }
