@@ -12,16 +12,13 @@
 //! - deadlock: the replay ends with the interpreter's deadlock, every goal thread blocked
 //!   at its goal statement.
 
-use super::step::{pending_stmt, PathCond};
+use super::step::pending_stmt;
 use super::{Evidence, Goal, GoalKind, Step};
-use crate::concrete::{
-    self, EventKind, Execution, InputType, Outcome, ThreadId, Witness, WitnessInput,
-    WITNESS_FORMAT, WITNESS_VERSION,
-};
+use crate::concrete::{self, EventKind, Execution, Outcome, ThreadId, Witness};
 use crate::symbolic::dpor::{Access, Loc};
-use crate::symbolic::engine::Engine;
+use crate::symbolic::engine::{Engine, PathCond};
 use crate::symbolic::state::{State, Tid};
-use analysis::ir::{sign_extend, truncate, DataModel, Program, StmtId, StmtRef, TermKind};
+use analysis::ir::{Program, StmtId, StmtRef, TermKind};
 
 /// Threads standing at the goal locations of a node goal, one per location (in order),
 /// if the node is a goal state.
@@ -90,39 +87,9 @@ fn same_memory(x: &Access, y: &Access) -> bool {
 
 /// The witness of a path: its inputs (from the model) and schedule, then `extra` steps.
 pub fn witness(e: &Engine<'_>, path: &PathCond, extra: &[Tid]) -> Witness {
-    let dm = e.prog.data_model;
-    let inputs = path
-        .inputs
-        .iter()
-        .map(|r| {
-            let bits = r.ty.bits(dm);
-            let raw = truncate(path.model.get(r.var), bits);
-            let value = if r.ty.is_signed() {
-                i128::from(sign_extend(raw, bits))
-            } else {
-                i128::from(raw)
-            };
-            WitnessInput {
-                value,
-                ty: InputType(r.ty),
-            }
-        })
-        .collect();
-    let mut schedule: Vec<ThreadId> = path.trace.iter().map(|s| ThreadId(s.tid as u32)).collect();
-    schedule.extend(extra.iter().map(|&t| ThreadId(t as u32)));
-    Witness {
-        format: WITNESS_FORMAT.to_string(),
-        version: WITNESS_VERSION,
-        program: e.cfg.program_name.clone(),
-        data_model: match dm {
-            DataModel::Ilp32 => "ilp32",
-            DataModel::Lp64 => "lp64",
-        }
-        .to_string(),
-        uninit: e.cfg.uninit,
-        inputs,
-        schedule,
-    }
+    let mut w = crate::symbolic::witness::of_path(e, &path.inputs, &path.model, &path.trace);
+    w.schedule.extend(extra.iter().map(|&t| ThreadId(t as u32)));
+    w
 }
 
 /// Replays a witness for exactly its schedule's length (a run that would go on after the

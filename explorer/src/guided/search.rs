@@ -20,13 +20,13 @@ use super::distance::{Icfg, FAR};
 use super::goal::{confirm_node, confirm_reach, node_goal, witness};
 use super::progress::{Progress, TraceSet, WrongSide};
 use super::refine::{Refinement, Refiner};
-use super::step::{block_start, exec_one, pending_stmt, PathCond};
+use super::step::{block_start, pending_stmt};
 use super::visited::fingerprint;
 use super::{Abstraction, Config, Evidence, Goal, GoalKind};
-use crate::symbolic::engine::{End, Engine, SideNext, StepCtx};
+use crate::symbolic::engine::{End, Engine, PathCond, SideNext, StepCtx};
 use crate::symbolic::run::Flow;
 use crate::symbolic::state::{State, Tid};
-use analysis::ir::{Program, StmtId};
+use analysis::ir::{FuncId, Program, StmtId, StmtRef};
 use rustc_hash::FxHashSet;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -58,7 +58,6 @@ struct Partial {
     k: StepCtx,
     cur: Tid,
     wrong: Option<WrongSide>,
-    statements: u64,
 }
 
 /// How a trial ended.
@@ -408,11 +407,10 @@ impl<'a> Trial<'a> {
             k,
             cur: t,
             wrong: None,
-            statements: 0,
         }];
         let mut out = Vec::new();
         while let Some(p) = work.pop() {
-            p.path.install(&mut self.e);
+            self.e.install_path(&p.path);
             if let Some(ev) = self.advance(p, gen, &mut work, &mut out) {
                 return Produced::Confirmed(ev);
             }
@@ -433,8 +431,9 @@ impl<'a> Trial<'a> {
         work: &mut Vec<Partial>,
         out: &mut Vec<Node>,
     ) -> Option<Box<Evidence>> {
+        let mut ops = Vec::new();
         loop {
-            if p.statements > self.cfg.max_step_statements {
+            if p.k.statements >= self.cfg.max_step_statements {
                 let detail = format!(
                     "a step ran more than {} statements without a visible event",
                     self.cfg.max_step_statements
@@ -442,16 +441,12 @@ impl<'a> Trial<'a> {
                 self.note("step-statements", detail);
                 return None;
             }
-            if self.e.trace.len() as u64 > self.cfg.max_depth {
-                let detail = format!(
-                    "a path reached the depth bound of {} steps",
-                    self.cfg.max_depth
-                );
-                self.note("depth", detail);
+            let before = position(&p.st, p.cur);
+            let progress_before = p.prog.clone();
+            let Some(d) = self.e.exec_next(&mut p.st, p.cur, &mut p.k, &mut ops) else {
+                self.note("timeout", "the engine stopped the step".into());
                 return None;
-            }
-            p.statements += 1;
-            let d = exec_one(&mut self.e, &mut p.st, p.cur, &mut p.k);
+            };
             let checks = d.ran.map(|s| p.prog.on_exec(s)).unwrap_or_default();
             if let Some(s) = d
                 .ran
@@ -469,7 +464,7 @@ impl<'a> Trial<'a> {
                     None => {
                         out.push(Node {
                             st: p.st,
-                            path: PathCond::capture(&self.e),
+                            path: self.e.capture_path(),
                             prog: p.prog,
                             wrong: p.wrong,
                             gen,
@@ -483,7 +478,10 @@ impl<'a> Trial<'a> {
                     return None;
                 }
                 Flow::Fork(sides) => {
-                    let base = PathCond::capture(&self.e);
+                    let ran_statement = d
+                        .ran
+                        .is_some_and(|s| matches!(self.prog.stmt(s), StmtRef::Stmt(_)));
+                    let base = self.e.capture_path();
                     for side in sides {
                         match self.e.feasible(side.guard) {
                             Some(true) => {}
@@ -498,19 +496,27 @@ impl<'a> Trial<'a> {
                         }
                         let mut path = base.clone();
                         path.model = self.e.model.clone();
-                        path.assume(&self.e, side.guard, side.pin);
+                        path.assume(&self.e.pool, side.guard, side.pin);
                         match side.next {
                             SideNext::Continue(st) => {
+                                // A side that runs the statement again (a check or a pin
+                                // fork) must not count it twice.
+                                let again = ran_statement && position(&st, p.cur) == before;
                                 let mut q = Partial {
                                     st,
                                     path,
-                                    prog: p.prog.clone(),
+                                    prog: if again {
+                                        progress_before.clone()
+                                    } else {
+                                        p.prog.clone()
+                                    },
                                     k: p.k.clone(),
                                     cur: p.cur,
                                     wrong: p.wrong,
-                                    statements: p.statements,
                                 };
-                                resolve(&self.e, &mut q, &checks);
+                                if !again {
+                                    resolve(&self.e, &mut q, &checks);
+                                }
                                 work.push(q);
                             }
                             SideNext::End(_, end) => self.run_end(&end),
@@ -531,7 +537,7 @@ impl<'a> Trial<'a> {
         ) {
             return None;
         }
-        let path = PathCond::capture(&self.e);
+        let path = self.e.capture_path();
         let w = witness(&self.e, &path, &[]);
         match confirm_reach(self.prog, w, &path, p.cur, s) {
             Ok(ev) => Some(Box::new(ev)),
@@ -555,6 +561,13 @@ impl<'a> Trial<'a> {
             End::Bound(reason, detail) => self.note(reason, detail.clone()),
         }
     }
+}
+
+/// Where a thread is: its call depth and the statement index of its top frame.
+fn position(st: &State, t: Tid) -> Option<(usize, FuncId, u32, u32)> {
+    let th = &st.threads[t];
+    let f = th.frames.last()?;
+    Some((th.frames.len(), f.func, f.block, f.index))
 }
 
 /// Resolves pending branch checks of a partial step against the block its thread is in.

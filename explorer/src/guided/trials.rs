@@ -421,22 +421,26 @@ mod tests {
     use analysis::ir::{StmtId, StmtKind};
     use std::path::PathBuf;
 
-    /// A coarse abstraction: the start of `main` and an edge from it to each target;
-    /// no definitions, so no refinement.
+    /// A coarse abstraction: the start of `main` and an edge from it to each target
+    /// (with no start, an empty system: nothing is reachable); no definitions, so no
+    /// refinement.
     struct Direct {
-        start: StmtId,
+        start: Option<StmtId>,
     }
 
     impl Abstraction for Direct {
         fn system(&self, targets: &[StmtId]) -> AbstractGraph {
+            let Some(start) = self.start else {
+                return AbstractGraph::default();
+            };
             let mut g = AbstractGraph {
-                start: Some(self.start),
+                start: Some(start),
                 ..AbstractGraph::default()
             };
-            g.nodes.insert(self.start, AbstractNode::default());
+            g.nodes.insert(start, AbstractNode::default());
             for &t in targets {
                 g.nodes.insert(t, AbstractNode::default());
-                g.edges.push((self.start, t, EdgeKind::Flow));
+                g.edges.push((start, t, EdgeKind::Flow));
             }
             g
         }
@@ -499,7 +503,15 @@ mod tests {
             GoalKind::Race,
             &[(writes.clone(), "26"), (writes.clone(), "26")],
         );
-        let h = hunt(&p, &g, &Direct { start: entry(&p) }, &Config::default()).unwrap();
+        let h = hunt(
+            &p,
+            &g,
+            &Direct {
+                start: Some(entry(&p)),
+            },
+            &Config::default(),
+        )
+        .unwrap();
         assert_eq!(h.verdict, Verdict::Confirmed, "{:?}", h.reason);
         let ev = h.evidence.unwrap();
         let n = ev.steps.len();
@@ -514,26 +526,8 @@ mod tests {
     #[test]
     fn no_abstract_trace_means_statically_unreachable() {
         let p = load("hunt/race_counter.c");
-        struct Nothing;
-        impl Abstraction for Nothing {
-            fn system(&self, _: &[StmtId]) -> AbstractGraph {
-                AbstractGraph::default()
-            }
-            fn definitions(&self, _: StmtId) -> Vec<StmtId> {
-                Vec::new()
-            }
-            fn same_lock(&self, _: StmtId, _: StmtId) -> bool {
-                false
-            }
-            fn releases(&self, _: StmtId) -> Vec<StmtId> {
-                Vec::new()
-            }
-            fn runs_once(&self, _: StmtId) -> bool {
-                false
-            }
-        }
         let g = goal(GoalKind::Reach, &[(stores_at(&p, 26), "26")]);
-        let h = hunt(&p, &g, &Nothing, &Config::default()).unwrap();
+        let h = hunt(&p, &g, &Direct { start: None }, &Config::default()).unwrap();
         assert_eq!(h.verdict, Verdict::Refuted);
         assert_eq!(h.found_by, Some(FoundBy::Static));
         assert_eq!(h.stats.states, 0);
@@ -548,7 +542,15 @@ mod tests {
             jobs: 2,
             ..Config::default()
         };
-        let h = hunt(&p, &g, &Direct { start: entry(&p) }, &cfg).unwrap();
+        let h = hunt(
+            &p,
+            &g,
+            &Direct {
+                start: Some(entry(&p)),
+            },
+            &cfg,
+        )
+        .unwrap();
         assert_eq!(h.verdict, Verdict::Refuted, "{:?}", h.reason);
         assert_eq!(h.found_by, Some(FoundBy::Guided));
         assert!(h.stats.states > 0);
@@ -562,7 +564,15 @@ mod tests {
             max_states: 1,
             ..Config::default()
         };
-        let h = hunt(&p, &g, &Direct { start: entry(&p) }, &cfg).unwrap();
+        let h = hunt(
+            &p,
+            &g,
+            &Direct {
+                start: Some(entry(&p)),
+            },
+            &cfg,
+        )
+        .unwrap();
         // One state is not enough to reach the worker's store.
         assert_eq!(h.verdict, Verdict::Unknown);
         assert!(h.reason.unwrap().contains("state bound of 1"));

@@ -10,7 +10,7 @@
 //! goals, which is what makes skipping them sound for an exhaustive search. (The schedule
 //! that led there does not count: only the witness differs.)
 
-use super::step::PathCond;
+use crate::symbolic::engine::PathCond;
 use crate::symbolic::state::State;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
