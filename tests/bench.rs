@@ -3,7 +3,9 @@
 //! The harness is tested on its own: `--agx-command` points it at a shell script that
 //! follows verify's JSON contract, answering what the `FAKE:` comment of each source says
 //! (`safe`, `violation`, `replayable`, `unknown`, `slow`, `hog`, `unsupported`,
-//! `crash`); `run` answers with an interpreter replay. The task definitions
+//! `crash`, and `misled`: verify finds the violation, hunt refutes it); `run` answers with
+//! an interpreter replay; `hunt` answers with one goal per source, confirmed for
+//! `violation`, refuted for `safe` and `misled`, unknown otherwise. The task definitions
 //! are written here inline, in the corpus's format; no corpus file is copied.
 
 use std::fs;
@@ -20,6 +22,15 @@ if [ "$1" = run ]; then
   echo "{\"outcome\":{\"outcome\":\"violation\",\"kind\":\"reach_error\",\"message\":\"\",\"thread\":1,\"span\":{\"file\":0,\"line\":3,\"col\":1},\"location\":\"$name:3\",\"blocked\":[]},\"trace\":[{\"thread\":0,\"stmt\":1,\"span\":{\"file\":0,\"line\":5,\"col\":3},\"event\":\"statement\"},{\"thread\":1,\"stmt\":2,\"span\":{\"file\":1,\"line\":9,\"col\":1},\"event\":\"statement\"},{\"thread\":1,\"stmt\":3,\"span\":{\"file\":0,\"line\":2,\"col\":1},\"event\":\"statement\"}],\"inputs\":[],\"output\":\"\",\"stats\":{}}"
   exit 1
 fi
+if [ "$1" = hunt ]; then
+  mode=$(sed -n 's/.*FAKE: *\([a-z]*\).*/\1/p' "$2" | head -n 1)
+  stats='"stats":{"expanded":3,"states":4,"time_ms":1.5}'
+  case "$mode" in
+    violation) echo "[{\"goal\":1,\"verdict\":\"confirmed\",\"reason\":null,$stats}]"; exit 1 ;;
+    safe|misled) echo "[{\"goal\":1,\"verdict\":\"refuted\",\"reason\":\"search finished\",$stats}]"; exit 0 ;;
+    *) echo "[{\"goal\":1,\"verdict\":\"unknown\",\"reason\":\"depth bound\",$stats}]"; exit 0 ;;
+  esac
+fi
 [ "$1" = verify ] || { echo "fake: expected verify, got $1" >&2; exit 2; }
 src="$2"; shift 2
 strategy=fake-default
@@ -35,7 +46,7 @@ case "$mode" in
   safe)
     echo "{\"verdict\":\"safe\",\"reason\":null,\"violation\":null,\"witness\":null,\"strategy\":\"$strategy\",\"stats\":$stats}"
     exit 0 ;;
-  violation)
+  violation|misled)
     echo "{\"verdict\":\"violation\",\"reason\":null,\"violation\":{\"kind\":\"reach_error\",\"thread\":1,\"location\":\"$name:3\"},\"witness\":{\"steps\":[{\"thread\":0,\"location\":\"$name:5:3\",\"function\":\"main\"},{\"thread\":1,\"location\":\"$name:3\",\"function\":\"t\"}]},\"strategy\":\"$strategy\",\"stats\":$stats}"
     exit 1 ;;
   replayable)
@@ -169,7 +180,8 @@ fn scores_a_corpus_and_prints_wrong_verdicts_first() {
 
     let r = s.results("r.json");
     assert_eq!(r["schema"], "agx-bench-results");
-    assert_eq!(r["schema_version"], 1);
+    assert_eq!(r["schema_version"], 2);
+    assert_eq!(r["settings"]["mode"], "tasks");
     assert_eq!(r["records"].as_array().unwrap().len(), 7);
     let status = |task: &str| record(&r, task)["status"].as_str().unwrap().to_string();
     assert_eq!(status("pthread/correct_false"), "false");
@@ -289,6 +301,84 @@ fn strategies_side_by_side_with_ratios() {
         serde_json::json!(["baseline", "dpor"])
     );
     assert_eq!(r["records"][1]["strategy_used"], "dpor");
+}
+
+#[test]
+fn hunt_mode_compares_hunt_with_verify_and_flags_contradictions() {
+    let s = Sandbox::new("hunt");
+    s.task("pthread", "found", "unreach-call", false, "violation");
+    s.task("pthread", "misled", "unreach-call", false, "misled");
+    s.task("pthread", "hard", "unreach-call", false, "unknown");
+    s.task("pthread", "fine", "unreach-call", true, "safe");
+    let o = s.agx(&["bench", "pthread", "--hunt", "-j", "2", "--out", "r.json"]);
+    let text = stdout(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "a refuted violation exits 1:\n{text}"
+    );
+    assert!(
+        text.starts_with("WRONG RESULTS (1)\n  pthread/misled: hunt REFUTED"),
+        "{text}"
+    );
+    let row = |task: &str| text.lines().find(|l| l.contains(task)).unwrap().to_string();
+    assert!(row("pthread/found").contains("CONFIRMED"), "{text}");
+    assert!(row("pthread/hard").contains("UNKNOWN"), "{text}");
+    assert!(
+        !text.contains("pthread/fine"),
+        "expected-true tasks are not hunted"
+    );
+    assert!(text.contains("both solved 1"), "{text}");
+    let r = s.results("r.json");
+    assert_eq!(r["settings"]["mode"], "hunt");
+    assert_eq!(r["records"].as_array().unwrap().len(), 3);
+    let hunts = r["hunt"].as_array().unwrap();
+    assert_eq!(hunts.len(), 3);
+    let found = hunts.iter().find(|h| h["task"] == "pthread/found").unwrap();
+    assert_eq!(found["status"], "confirmed");
+    assert_eq!(found["states"], 3);
+
+    let o = s.agx(&["bench", "pthread/found.yml", "--hunt"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+}
+
+#[test]
+fn paper_table2_mode_runs_the_mapped_tasks_beside_the_paper() {
+    let s = Sandbox::new("paper");
+    s.task("pthread", "fib_bench-2", "unreach-call", false, "violation");
+    s.task("pthread", "lazy01", "unreach-call", false, "violation");
+    s.task("pthread", "unrelated", "unreach-call", false, "violation");
+    let o = s.agx(&["bench", "--paper-table2", ".", "--out", "r.json"]);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    let table = &text[text.find("PAPER TABLE 2").unwrap()..];
+    // Fake runs: 5+1 for baseline and dpor+ag, 2+1 for dpor.
+    let fib = table
+        .lines()
+        .find(|l| l.contains("fibbenchfalse1"))
+        .unwrap();
+    assert!(fib.contains("pthread/fib_bench-2"), "{fib}");
+    assert!(fib.trim_end().ends_with("yes"), "6 runs <= 15: {fib}");
+    let lazy = table.lines().find(|l| l.contains("lazy01false")).unwrap();
+    assert!(lazy.contains("no: runs 6 > 3"), "{lazy}");
+    let absent = table.lines().find(|l| l.contains("indexertrue")).unwrap();
+    assert!(absent.contains("not run"), "{absent}");
+    assert!(
+        table.contains("goal met: 1 of 21 rows with a task"),
+        "{table}"
+    );
+    assert!(!text.contains("unrelated"), "only the mapped tasks run");
+    let r = s.results("r.json");
+    assert_eq!(r["settings"]["mode"], "paper-table2");
+    assert_eq!(
+        r["settings"]["strategies"],
+        serde_json::json!(["baseline", "dpor", "dpor+ag"])
+    );
+    assert_eq!(r["records"].as_array().unwrap().len(), 6);
+    let rows = r["paper_table2"].as_array().unwrap();
+    assert_eq!(rows.len(), 50);
+    assert_eq!(rows[0]["goal"], "met");
+    assert_eq!(rows[0]["dpor_ag"]["runs"], 15);
 }
 
 #[test]

@@ -13,6 +13,10 @@
 //! - [`report`]: the terminal report (wrong verdicts first, per-task and per-folder tables);
 //! - [`compare`]: differences between two `results.json` files;
 //! - [`run`]: the parallel driver with the progress bar;
+//! - [`paper`]: `--paper-table2`, the paper's Table 2 (data and SV-COMP mapping) beside
+//!   agx's baseline / dpor / dpor+ag;
+//! - [`hunt`]: `--hunt`, `agx hunt --assertions` against `agx verify` on expected-false
+//!   tasks;
 //! - [`witness`]: the YAML violation witness (format 2.0 with thread ids) of `agx svcomp`.
 //!
 //! This is CLI orchestration, not analysis: it never looks inside a C program beyond the
@@ -20,6 +24,8 @@
 
 pub mod child;
 pub mod compare;
+pub mod hunt;
+pub mod paper;
 pub mod report;
 pub mod results;
 pub mod run;

@@ -1,8 +1,14 @@
 //! `results.json` and `--csv`: one record per (task, property, strategy).
 //!
-//! The JSON schema is versioned: `"schema": "agx-bench-results"`, `"schema_version": 1`.
+//! The JSON schema is versioned: `"schema": "agx-bench-results"`, `"schema_version": 2`.
 //! Within one version fields are only ever added (readers ignore unknown fields); a field's
-//! meaning never changes. Readers reject other versions with a clear message.
+//! meaning never changes. Readers accept versions 1 and 2 (version 2 only added fields,
+//! which read as absent from a version 1 file) and reject others with a clear message.
+//!
+//! Version 2 added `settings.mode` (`tasks`, `paper-table2` or `hunt`), and the sections of
+//! the two comparison modes, present only in their runs: `paper_table2` (one object per row
+//! of the paper's Table 2, see [`super::paper::RowResult`]) and `hunt` (one object per
+//! task, see [`super::hunt::HuntRecord`]); the `records` stay `agx verify`'s runs.
 //!
 //! Record fields (all per task, property and strategy):
 //! - `task` (`folder/stem`), `folder`, `definition` (the `.yml` or fixture path), `source`
@@ -20,6 +26,8 @@
 //! - measured by the bench: `wall_time_ms`, `cpu_time_ms`, `peak_memory_kib` (`null` for
 //!   tasks not run), `exit_code` / `signal` of the child.
 
+use super::hunt::HuntRecord;
+use super::paper::RowResult;
 use super::score::Outcome;
 use super::verify::Status;
 use anyhow::{bail, Context, Result};
@@ -27,7 +35,10 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 pub const SCHEMA: &str = "agx-bench-results";
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The oldest schema version this agx reads.
+pub const OLDEST_READABLE_VERSION: u32 = 1;
 
 /// The strategy label of a run that did not ask for one.
 pub const DEFAULT_STRATEGY: &str = "default";
@@ -42,6 +53,12 @@ pub struct Results {
     pub created_unix_s: u64,
     pub settings: Settings,
     pub records: Vec<Record>,
+    /// `--paper-table2`: the rows of the paper's Table 2 next to `records`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paper_table2: Vec<RowResult>,
+    /// `--hunt`: `agx hunt` on the tasks of `records` (which are the `agx verify` runs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hunt: Vec<HuntRecord>,
 }
 
 /// The limits and options of a run.
@@ -51,6 +68,16 @@ pub struct Settings {
     pub memory_mb: Option<u64>,
     pub jobs: usize,
     pub strategies: Vec<String>,
+    /// What the run was: `tasks` (the plain bench), `paper-table2` or `hunt`.
+    #[serde(default = "default_mode")]
+    pub mode: String,
+}
+
+/// The mode of a run that does not say (every version 1 file).
+pub const MODE_TASKS: &str = "tasks";
+
+fn default_mode() -> String {
+    MODE_TASKS.to_string()
 }
 
 /// One task run with one strategy.
@@ -129,9 +156,11 @@ impl Results {
             bail!("not an agx bench results file (schema {schema:?}, expected \"{SCHEMA}\")");
         }
         let version = value.get("schema_version").and_then(|v| v.as_u64());
-        if version != Some(u64::from(SCHEMA_VERSION)) {
+        let readable = u64::from(OLDEST_READABLE_VERSION)..=u64::from(SCHEMA_VERSION);
+        if !version.is_some_and(|v| readable.contains(&v)) {
             bail!(
-                "results schema version {version:?} is not supported (this agx reads {SCHEMA_VERSION})"
+                "results schema version {version:?} is not supported (this agx reads \
+                 {OLDEST_READABLE_VERSION} to {SCHEMA_VERSION})"
             );
         }
         serde_json::from_value(value).context("malformed results")
@@ -263,8 +292,11 @@ pub(crate) mod tests {
                 memory_mb: Some(4096),
                 jobs: 2,
                 strategies: vec!["dpor".to_string()],
+                mode: MODE_TASKS.to_string(),
             },
             records,
+            paper_table2: Vec::new(),
+            hunt: Vec::new(),
         }
     }
 
@@ -292,11 +324,24 @@ pub(crate) mod tests {
     fn rejects_other_schemas_and_versions() {
         let results = sample_results(vec![]);
         let mut value = serde_json::to_value(&results).unwrap();
-        value["schema_version"] = 2.into();
+        value["schema_version"] = 3.into();
         let err = Results::parse(&value.to_string()).unwrap_err();
         assert!(err.to_string().contains("version"), "{err}");
         assert!(Results::parse("{\"verdict\": \"safe\"}").is_err());
         assert!(Results::parse("not json").is_err());
+    }
+
+    #[test]
+    fn reads_version_1_files_as_plain_task_runs() {
+        let results = sample_results(vec![sample_record("a/b", Status::True, true)]);
+        let mut value = serde_json::to_value(&results).unwrap();
+        value["schema_version"] = 1.into();
+        value["settings"].as_object_mut().unwrap().remove("mode");
+        let read = Results::parse(&value.to_string()).unwrap();
+        assert_eq!(read.schema_version, 1);
+        assert_eq!(read.settings.mode, MODE_TASKS);
+        assert_eq!(read.records, results.records);
+        assert!(read.hunt.is_empty() && read.paper_table2.is_empty());
     }
 
     #[test]

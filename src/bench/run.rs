@@ -52,36 +52,55 @@ pub fn run_all(tasks: &[Task], plan: &Plan) -> Vec<Record> {
         .iter()
         .flat_map(|task| plan.strategies.iter().map(move |s| (task, s)))
         .collect();
-    let records: Mutex<Vec<Option<Record>>> = Mutex::new(vec![None; jobs.len()]);
+    parallel(
+        &jobs,
+        plan.jobs,
+        |(task, _)| task.id.clone(),
+        |(task, strategy), bar| {
+            let record = run_one(task, strategy, plan);
+            if record.outcome.is_wrong() {
+                bar.println(format!(
+                    "WRONG: {} ({}) expected {} got {}",
+                    record.display_name(),
+                    record.strategy,
+                    super::report::expected_label(record.expected),
+                    record.status.label()
+                ));
+            }
+            record
+        },
+    )
+}
+
+/// `run(item)` for every item on `workers` threads, results in item order, with a
+/// progress bar naming the item being started (`label`).
+pub fn parallel<T: Sync, R: Send>(
+    items: &[T],
+    workers: usize,
+    label: impl Fn(&T) -> String + Sync,
+    run: impl Fn(&T, &ProgressBar) -> R + Sync,
+) -> Vec<R> {
+    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
     let next = AtomicUsize::new(0);
-    let bar = progress_bar(jobs.len());
+    let bar = progress_bar(items.len());
     std::thread::scope(|scope| {
-        for _ in 0..plan.jobs.clamp(1, jobs.len().max(1)) {
+        for _ in 0..workers.clamp(1, items.len().max(1)) {
             scope.spawn(|| loop {
                 let index = next.fetch_add(1, Ordering::Relaxed);
-                let Some((task, strategy)) = jobs.get(index) else {
+                let Some(item) = items.get(index) else {
                     break;
                 };
-                bar.set_message(task.id.clone());
-                let record = run_one(task, strategy, plan);
-                if record.outcome.is_wrong() {
-                    bar.println(format!(
-                        "WRONG: {} ({}) expected {} got {}",
-                        record.display_name(),
-                        record.strategy,
-                        super::report::expected_label(record.expected),
-                        record.status.label()
-                    ));
-                }
-                if let Ok(mut records) = records.lock() {
-                    records[index] = Some(record);
+                bar.set_message(label(item));
+                let result = run(item, &bar);
+                if let Ok(mut results) = results.lock() {
+                    results[index] = Some(result);
                 }
                 bar.inc(1);
             });
         }
     });
     bar.finish_and_clear();
-    records
+    results
         .into_inner()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
         .into_iter()
@@ -92,7 +111,7 @@ pub fn run_all(tasks: &[Task], plan: &Plan) -> Vec<Record> {
 fn progress_bar(len: usize) -> ProgressBar {
     let bar = ProgressBar::new(len as u64);
     if let Ok(style) = ProgressStyle::with_template(
-        "{bar:30} {pos}/{len} tasks, {elapsed} elapsed, ETA {eta}  {msg}",
+        "{bar:30} {pos}/{len} runs, {elapsed} elapsed, ETA {eta}  {msg}",
     ) {
         bar.set_style(style);
     }
@@ -203,6 +222,6 @@ fn fill_from_judged(record: &mut Record, judged: Judged) {
     }
 }
 
-fn millis(d: Duration) -> u64 {
+pub fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }

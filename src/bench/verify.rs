@@ -204,7 +204,7 @@ pub fn judge(finished: &Finished, memory_limit: Option<u64>) -> Judged {
 }
 
 /// Why an abnormal end looks like memory exhaustion, `None` if it does not.
-fn memory_exhaustion(finished: &Finished, memory_limit: Option<u64>) -> Option<String> {
+pub(super) fn memory_exhaustion(finished: &Finished, memory_limit: Option<u64>) -> Option<String> {
     let limit = memory_limit?;
     if matches!(finished.end, End::Exited(0 | 1)) {
         return None;
@@ -257,7 +257,7 @@ fn judge_output(code: i32, stdout: &str) -> Judged {
     }
 }
 
-fn names_timeout(reason: Option<&str>) -> bool {
+pub(super) fn names_timeout(reason: Option<&str>) -> bool {
     reason.is_some_and(|r| {
         let r = r.to_ascii_lowercase();
         r.contains("timeout") || r.contains("time limit") || r.contains("timed out")
@@ -265,14 +265,14 @@ fn names_timeout(reason: Option<&str>) -> bool {
 }
 
 /// The stderr line that says what is unsupported, without the `error: ` prefix.
-fn unsupported_line(stderr: &str) -> Option<String> {
+pub(super) fn unsupported_line(stderr: &str) -> Option<String> {
     stderr
         .lines()
         .find(|line| line.contains("unsupported"))
         .map(|line| line.trim().trim_start_matches("error: ").to_string())
 }
 
-fn first_line_or(text: &str, default: &str) -> String {
+pub(super) fn first_line_or(text: &str, default: &str) -> String {
     text.lines()
         .map(str::trim)
         .find(|l| !l.is_empty())

@@ -1,11 +1,20 @@
 //! `agx bench PATH...`: runs SV-COMP tasks and verify fixtures, scores, reports, compares.
 //!
+//! Modes: the plain bench (every task with every `--strategy`); `--paper-table2 [CORPUS]`
+//! (the SV-COMP tasks standing for the rows of the paper's Table 2 with baseline, dpor and
+//! dpor+ag, beside the paper's numbers: [`crate::bench::paper`]); `--hunt PATH...`
+//! (`agx hunt --assertions` against `agx verify` on the expected-false tasks:
+//! [`crate::bench::hunt`]); `--compare OLD NEW`.
+//!
 //! Exit code: 0 when no verdict is wrong, 1 when some verdict is wrong (so CI can fail
-//! on it), 2 on an error of the bench itself (no tasks, unwritable output, ...).
+//! on it; in `--hunt` also a hunt REFUTED on an expected-false task or a hunt/verify
+//! contradiction), 2 on an error of the bench itself (no tasks, unwritable output, ...).
 
-use crate::bench::results::{Results, Settings, SCHEMA, SCHEMA_VERSION};
+use crate::bench::hunt::{self, HuntRecord};
+use crate::bench::results::{Record, Results, Settings, MODE_TASKS, SCHEMA, SCHEMA_VERSION};
 use crate::bench::run::{self, strategy_label, Plan};
-use crate::bench::{compare, report, task};
+use crate::bench::task::Task;
+use crate::bench::{compare, paper, report, task};
 use anyhow::{bail, Context, Result};
 use std::ffi::OsString;
 use std::io::Write;
@@ -22,9 +31,26 @@ UNSUPPORTED (construct), NOT SUPPORTED (property; not run). SV-COMP score: +2 co
 Exit code: 0 no wrong verdict, 1 some wrong verdict, 2 error.")]
 pub struct Args {
     /// Directories (searched recursively) or files: SV-COMP task definitions (`.yml`) and C
-    /// fixtures with `// agx-verify:` directives.
-    #[arg(value_name = "PATH", required_unless_present = "compare")]
+    /// fixtures with `// agx-verify:` directives. With --paper-table2: the SV-COMP corpus
+    /// root (default ../shared/svcomp).
+    #[arg(
+        value_name = "PATH",
+        required_unless_present_any = ["compare", "paper_table2"]
+    )]
     pub paths: Vec<PathBuf>,
+    /// Run the SV-COMP tasks that stand for the rows of the assertion-guided paper's
+    /// Table 2 with baseline, dpor and dpor+ag, and print them beside the paper's
+    /// Cloud9 / +DPOR / +DPOR+AG runs and times, with the rows that meet the goal.
+    #[arg(long, conflicts_with_all = ["strategies", "hunt", "compare"])]
+    pub paper_table2: bool,
+    /// Run `agx hunt --assertions` and `agx verify` (the one --strategy, or verify's
+    /// default) on every expected-false unreach-call task under PATH, and compare verdicts,
+    /// time and states.
+    #[arg(long, conflicts_with = "compare")]
+    pub hunt: bool,
+    /// Trial workers of each hunt (`agx hunt --jobs`); 1 compares one core with one core.
+    #[arg(long, default_value_t = 1, value_name = "N", requires = "hunt")]
+    pub hunt_jobs: usize,
     /// Tasks run in parallel.
     #[arg(long, short = 'j', default_value_t = 1, value_name = "N")]
     pub jobs: usize,
@@ -38,7 +64,7 @@ pub struct Args {
     /// verify's default when absent.
     #[arg(long = "strategy", value_name = "S", value_delimiter = ',')]
     pub strategies: Vec<String>,
-    /// Write one JSON record per task (schema `agx-bench-results`, version 1).
+    /// Write one JSON record per task (schema `agx-bench-results`, version 2).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Write one CSV row per task.
@@ -67,27 +93,137 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if args.timeout == 0 {
         bail!("--timeout must be at least 1 second");
     }
+    if args.paper_table2 {
+        return run_paper_table2(&args);
+    }
     let discovery = task::discover(&args.paths);
     for problem in &discovery.problems {
         eprintln!("warning: {problem}");
     }
+    if args.hunt {
+        return run_hunt(&args, &discovery.tasks);
+    }
     if discovery.tasks.is_empty() {
         bail!(
             "no tasks (.yml definitions or fixtures with `// agx-verify:`) under {}",
-            args.paths
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
+            shown(&args.paths)
         );
     }
     let plan = plan(&args)?;
+    let records = run::run_all(&discovery.tasks, &plan);
+    let results = results(&args, &plan, MODE_TASKS, records);
+    write_outputs(&args, &results)?;
+    print_stdout(&report::render(
+        &results,
+        &discovery.problems,
+        !args.summary,
+    ))?;
+    let wrong = results.records.iter().any(|r| r.outcome.is_wrong());
+    Ok(exit_code(wrong))
+}
+
+/// `--paper-table2`: the mapped tasks with the three strategies, then the side-by-side table.
+fn run_paper_table2(args: &Args) -> Result<ExitCode> {
+    let corpus = match args.paths.as_slice() {
+        [] => PathBuf::from("../shared/svcomp"),
+        [corpus] => corpus.clone(),
+        _ => bail!("--paper-table2 takes one corpus directory"),
+    };
+    if !corpus.is_dir() {
+        bail!(
+            "SV-COMP corpus not found at {} (give its directory)",
+            corpus.display()
+        );
+    }
+    let discovery = task::discover(&paper::definitions(&corpus));
+    for problem in &discovery.problems {
+        eprintln!("warning: {problem}");
+    }
+    let tasks: Vec<Task> = discovery
+        .tasks
+        .into_iter()
+        .filter(|t| t.property.is_checked())
+        .collect();
+    if tasks.is_empty() {
+        bail!("none of the Table 2 tasks found under {}", corpus.display());
+    }
+    let mut plan = plan(args)?;
+    plan.strategies = paper::STRATEGIES
+        .iter()
+        .map(|s| Some(s.to_string()))
+        .collect();
+    let records = run::run_all(&tasks, &plan);
+    let mut results = results(args, &plan, "paper-table2", records);
+    results.paper_table2 = paper::row_results(&results.records);
+    write_outputs(args, &results)?;
+    let mut text = report::render(&results, &discovery.problems, false);
+    text.push('\n');
+    text.push_str(&paper::render(&results.paper_table2, &results.records));
+    print_stdout(&text)?;
+    let wrong = results.records.iter().any(|r| r.outcome.is_wrong());
+    Ok(exit_code(wrong))
+}
+
+/// What one job of `--hunt` produced.
+enum HuntJob {
+    Verify(Box<Record>),
+    Hunt(Box<HuntRecord>),
+}
+
+/// `--hunt`: verify and hunt on every expected-false task, then the comparison.
+fn run_hunt(args: &Args, tasks: &[Task]) -> Result<ExitCode> {
+    if args.hunt_jobs == 0 {
+        bail!("--hunt-jobs must be at least 1");
+    }
+    let tasks: Vec<&Task> = tasks.iter().filter(|t| hunt::is_hunt_task(t)).collect();
+    if tasks.is_empty() {
+        bail!(
+            "no expected-false unreach-call tasks under {}",
+            shown(&args.paths)
+        );
+    }
+    let plan = plan(args)?;
+    if plan.strategies.len() > 1 {
+        bail!("--hunt compares hunt with one verify strategy; give at most one --strategy");
+    }
+    let strategy = plan.strategies[0].clone();
+    let jobs: Vec<(&Task, bool)> = tasks
+        .iter()
+        .flat_map(|t| [(*t, false), (*t, true)])
+        .collect();
+    let done = run::parallel(
+        &jobs,
+        plan.jobs,
+        |(task, is_hunt)| format!("{} ({})", task.id, if *is_hunt { "hunt" } else { "verify" }),
+        |(task, is_hunt), _| {
+            if *is_hunt {
+                HuntJob::Hunt(Box::new(hunt::run_one(task, &plan, args.hunt_jobs)))
+            } else {
+                HuntJob::Verify(Box::new(run::run_one(task, &strategy, &plan)))
+            }
+        },
+    );
+    let mut verify_records = Vec::new();
+    let mut hunt_records = Vec::new();
+    for job in done {
+        match job {
+            HuntJob::Verify(r) => verify_records.push(*r),
+            HuntJob::Hunt(h) => hunt_records.push(*h),
+        }
+    }
+    let mut results = results(args, &plan, "hunt", verify_records);
+    results.hunt = hunt_records;
+    write_outputs(args, &results)?;
+    print_stdout(&hunt::render(&results.records, &results.hunt))?;
+    Ok(exit_code(hunt::any_wrong(&results.records, &results.hunt)))
+}
+
+fn results(args: &Args, plan: &Plan, mode: &str, records: Vec<Record>) -> Results {
     let created_unix_s = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
-    let records = run::run_all(&discovery.tasks, &plan);
-    let results = Results {
+    Results {
         schema: SCHEMA.to_string(),
         schema_version: SCHEMA_VERSION,
         agx_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -97,26 +233,38 @@ pub fn run(args: Args) -> Result<ExitCode> {
             memory_mb: (args.memory > 0).then_some(args.memory),
             jobs: args.jobs,
             strategies: plan.strategies.iter().map(strategy_label).collect(),
+            mode: mode.to_string(),
         },
         records,
-    };
+        paper_table2: Vec::new(),
+        hunt: Vec::new(),
+    }
+}
+
+fn write_outputs(args: &Args, results: &Results) -> Result<()> {
     if let Some(path) = &args.out {
         write_file(path, &results.to_json()?)?;
     }
     if let Some(path) = &args.csv {
         write_file(path, &results.to_csv())?;
     }
-    print_stdout(&report::render(
-        &results,
-        &discovery.problems,
-        !args.summary,
-    ))?;
-    let wrong = results.records.iter().any(|r| r.outcome.is_wrong());
-    Ok(if wrong {
+    Ok(())
+}
+
+fn exit_code(wrong: bool) -> ExitCode {
+    if wrong {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    })
+    }
+}
+
+fn shown(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn plan(args: &Args) -> Result<Plan> {
@@ -159,11 +307,7 @@ fn run_compare(old: &Path, new: &Path) -> Result<ExitCode> {
         compare::render(&comparison)
     ))?;
     let wrong = new_results.records.iter().any(|r| r.outcome.is_wrong());
-    Ok(if wrong {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(exit_code(wrong))
 }
 
 fn write_file(path: &Path, text: &str) -> Result<()> {
