@@ -59,3 +59,8 @@ fn ir_of_function_pointers_lp64() {
 fn ir_of_switch_with_fallthrough() {
     insta::assert_snapshot!(ir_text("fixtures/lang/switch.c", &[]));
 }
+
+#[test]
+fn ir_of_sscanf_as_inputs() {
+    insta::assert_snapshot!(ir_text("fixtures/lang/sscanf.c", &[]));
+}

@@ -1,5 +1,7 @@
 //! Calls agx knows the meaning of: pthreads, the SV-COMP `__VERIFIER_*` interface,
-//! assertions, and the few libc functions the engines model (allocation, printf, exit).
+//! assertions, and the few libc functions the engines model (allocation, printf, exit);
+//! `sscanf` and friends ([`super::scanf`]) and pthread keys ([`super::tls_keys`]) are
+//! lowered to existing IR in their own modules.
 //! Calls of other functions without a body become havoc (with a warning) when that is
 //! sound, and are rejected when the function could write memory through a pointer or
 //! synchronize threads in a way agx does not model.
@@ -175,6 +177,19 @@ impl FnBuilder<'_, '_> {
             // The stream is evaluated and ignored: agx has one output.
             "fprintf" => return self.printf(c, 1).map(Some),
             "puts" | "putchar" => return self.puts(name, c).map(Some),
+            "pthread_key_create" | "pthread_setspecific" | "pthread_getspecific"
+                if !user_defined =>
+            {
+                return self.tls_key_call(name, c);
+            }
+            "pthread_key_delete" if !user_defined => {
+                return self.l.unsupported(
+                    c.span,
+                    "`pthread_key_delete` (agx numbers keys in creation order and never reuses one)",
+                );
+            }
+            "sscanf" | "fscanf" if !user_defined => return self.scanf(name, c, 1).map(Some),
+            "scanf" if !user_defined => return self.scanf(name, c, 0).map(Some),
             "strcpy" | "strlen" if !user_defined => {
                 return self.string_builtin(name, c).map(Some);
             }
@@ -203,7 +218,7 @@ impl FnBuilder<'_, '_> {
 
     /// Evaluates exactly `N` arguments of a built-in, converted to their natural types
     /// (integers promoted, pointers as they are).
-    fn args_n<const N: usize>(
+    pub(super) fn args_n<const N: usize>(
         &mut self,
         name: &str,
         c: &Node<CallExpression>,

@@ -8,7 +8,9 @@
 //! Module map: [`types`] (C types and layout), [`decl`] (specifiers and declarators),
 //! [`consts`] (constant expressions and static initializers), [`init`] (initializer
 //! walking), [`func`] (function builder: blocks, registers, scopes), [`expr`]
-//! (expressions), [`stmt`] (statements), [`builtins`] (pthread, `__VERIFIER_*`, libc).
+//! (expressions), [`stmt`] (statements), [`builtins`] (pthread, `__VERIFIER_*`, libc),
+//! [`scanf`] (`sscanf`/`scanf`/`fscanf` as inputs), [`tls_keys`] (`pthread_key_*` as a
+//! key count and a thread-local value table).
 
 mod builtins;
 mod cleanup;
@@ -17,7 +19,9 @@ mod decl;
 mod expr;
 mod func;
 mod init;
+mod scanf;
 mod stmt;
+mod tls_keys;
 pub mod types;
 
 use crate::frontend::{FrontendError, ParsedUnit, SourceLoc};
@@ -98,6 +102,8 @@ pub(crate) struct Lowerer<'u> {
     /// Functions of system headers whose bodies could not be lowered: an error only if
     /// the program uses them.
     pub deferred: HashMap<FuncId, FrontendError>,
+    /// The objects of the pthread key table, once a key function is used.
+    pub key_table: Option<tls_keys::KeyTable>,
 }
 
 impl<'u> Lowerer<'u> {
@@ -121,6 +127,7 @@ impl<'u> Lowerer<'u> {
             warned: HashSet::new(),
             defined_objects: HashSet::new(),
             deferred: HashMap::new(),
+            key_table: None,
         }
     }
 

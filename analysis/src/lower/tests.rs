@@ -326,3 +326,111 @@ fn strcpy_is_a_byte_loop_of_visible_accesses() {
         "no external left behind"
     );
 }
+
+#[test]
+fn sscanf_is_a_bounded_result_and_one_guarded_input_per_assigned_object() {
+    let p = lower_ok(
+        "int sscanf(const char *, const char *, ...);\nint x; short h;\n\
+         int main() { return sscanf(\"7\", \"%d%*d %hd\", &x, &h); }",
+    );
+    let kinds = all_stmts(&p);
+    let nondets: Vec<Scalar> = kinds
+        .iter()
+        .filter_map(|k| match k {
+            StmtKind::Nondet { ty, .. } => Some(*ty),
+            _ => None,
+        })
+        .collect();
+    let i16 = Scalar::Int {
+        bits: 16,
+        signed: true,
+    };
+    assert_eq!(nondets, vec![Scalar::I32, Scalar::I32, i16], "r, x, h");
+    let assumes = kinds
+        .iter()
+        .filter(|k| matches!(k, StmtKind::Assume { .. }))
+        .count();
+    assert_eq!(assumes, 2, "-1 <= r <= 2");
+    let stores: Vec<Scalar> = kinds
+        .iter()
+        .filter_map(|k| match k {
+            StmtKind::Store { ty, .. } => Some(*ty),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(stores, vec![Scalar::I32, i16]);
+    assert!(
+        p.function_named("sscanf").is_none(),
+        "no external left behind"
+    );
+}
+
+#[test]
+fn sscanf_conversions_must_match_their_objects() {
+    let decl = "int sscanf(const char *, const char *, ...);\n";
+    let e = error_of(&format!(
+        "{decl}long long y; int main() {{ return sscanf(\"1\", \"%d\", &y); }}"
+    ));
+    assert!(
+        e.contains("t.c:2: unsupported: `sscanf` conversion of type i32"),
+        "{e}"
+    );
+    let e = error_of(&format!(
+        "{decl}int x; int main() {{ return sscanf(\"1\", \"%d %d\", &x); }}"
+    ));
+    assert!(
+        e.contains("2 assigning conversions, 1 pointers given"),
+        "{e}"
+    );
+    let e = error_of(&format!(
+        "{decl}int x; int main() {{ return sscanf(\"1\", \"%d%n\", &x, &x); }}"
+    ));
+    assert!(e.contains("`%n`"), "{e}");
+}
+
+#[test]
+fn pthread_keys_are_a_global_count_and_a_thread_local_table() {
+    let p = lower_ok(
+        "typedef unsigned int pthread_key_t;\n\
+         int pthread_key_create(pthread_key_t *, void (*)(void *));\n\
+         int pthread_setspecific(pthread_key_t, const void *);\n\
+         void *pthread_getspecific(pthread_key_t);\n\
+         pthread_key_t k;\n\
+         int main() { pthread_key_create(&k, 0); pthread_setspecific(k, &k);\n\
+         return pthread_getspecific(k) != 0; }",
+    );
+    let kinds: Vec<(&str, &ObjectKind, u64)> = p
+        .objects
+        .iter()
+        .filter(|o| o.name.starts_with("<pthread_keys"))
+        .map(|o| (o.name.as_str(), &o.kind, o.size))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ("<pthread_keys.count>", &ObjectKind::Global, 4),
+            ("<pthread_keys.values>", &ObjectKind::ThreadLocal, 4096),
+        ]
+    );
+    let syncs: Vec<&str> = all_stmts(&p)
+        .iter()
+        .filter_map(|k| match k {
+            StmtKind::Sync { op, .. } => Some(op.name()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        syncs,
+        vec!["atomic_begin", "atomic_end"],
+        "key creation is atomic"
+    );
+    assert!(p.function_named("pthread_getspecific").is_none());
+    let e = error_of(
+        "typedef unsigned int pthread_key_t;\nint pthread_key_delete(pthread_key_t);\n\
+         int main() { return pthread_key_delete(0); }",
+    );
+    assert!(
+        e.contains("t.c:3: unsupported: `pthread_key_delete`"),
+        "{e}"
+    );
+}
