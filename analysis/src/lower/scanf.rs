@@ -2,7 +2,11 @@
 //!
 //! agx does not read the input text: the string given to `sscanf` (and the stream of
 //! `fscanf`/`scanf`) is treated as *arbitrary*, which over-approximates every input the
-//! program could see. For a format with `n` assigning conversions of types
+//! program could see. Nor are its characters loaded: the call has no read events on the
+//! string, so it takes part in no race and a NULL or dangling string is not reported as a
+//! memory error; which assertions are reachable does not depend on those reads, since
+//! the values read are arbitrary anyway. The string argument itself is still evaluated,
+//! as C requires. For a format with `n` assigning conversions of types
 //! `T_0 .. T_{n-1}` (the C11 7.21.6.2 rules; `%*d` assigns nothing) the call becomes
 //!
 //! ```text
@@ -190,9 +194,11 @@ impl FnBuilder<'_, '_> {
                     .invalid(a.span, format!("`{name}` argument is not a pointer"))
             }
         };
+        // A `_Bool` holds only 0 or 1, which an input of its width would not respect.
+        let is_bool = matches!(pointee, CType::Int(it) if it.is_bool);
         match pointee.scalar() {
             Some(s @ Scalar::Int { bits, .. })
-                if pointee.is_integer() && bits == ty.bits(self.l.dm) =>
+                if pointee.is_integer() && !is_bool && bits == ty.bits(self.l.dm) =>
             {
                 Ok((v.op, s))
             }

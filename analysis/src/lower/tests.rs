@@ -386,6 +386,10 @@ fn sscanf_conversions_must_match_their_objects() {
         "{decl}int x; int main() {{ return sscanf(\"1\", \"%d%n\", &x, &x); }}"
     ));
     assert!(e.contains("`%n`"), "{e}");
+    let e = error_of(&format!(
+        "{decl}_Bool b; int main() {{ return sscanf(\"1\", \"%hhu\", &b); }}"
+    ));
+    assert!(e.contains("written to a `_Bool`"), "{e}");
 }
 
 #[test]
