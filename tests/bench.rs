@@ -337,6 +337,9 @@ fn hunt_mode_compares_hunt_with_verify_and_flags_contradictions() {
     let found = hunts.iter().find(|h| h["task"] == "pthread/found").unwrap();
     assert_eq!(found["status"], "confirmed");
     assert_eq!(found["states"], 3);
+    let shown = s.agx(&["bench", "--show", "r.json"]);
+    assert_eq!(stdout(&shown), text, "--show prints the saved run's report");
+    assert_eq!(shown.status.code(), Some(1));
 
     let o = s.agx(&["bench", "pthread/found.yml", "--hunt"]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
@@ -379,6 +382,11 @@ fn paper_table2_mode_runs_the_mapped_tasks_beside_the_paper() {
     assert_eq!(rows.len(), 50);
     assert_eq!(rows[0]["goal"], "met");
     assert_eq!(rows[0]["dpor_ag"]["runs"], 15);
+    let shown = stdout(&s.agx(&["bench", "--show", "r.json"]));
+    assert!(
+        shown.ends_with(table),
+        "--show prints the saved run's table"
+    );
 }
 
 #[test]

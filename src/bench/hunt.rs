@@ -18,7 +18,8 @@
 //! ([`judge`]): CONFIRMED when some goal is, REFUTED when every goal is, UNKNOWN otherwise.
 //!
 //! Measures compared: wall-clock time of the child (front end and analyses included, as
-//! for verify) and states — verify's `states` (scheduling nodes visited) against hunt's
+//! for verify); the search time each tool reports of itself (verify's `time_ms`, Σ hunt's
+//! goal `time_ms`: without start-up); and states — verify's `states` (scheduling nodes visited) against hunt's
 //! `expanded` summed over goals (nodes whose successors were computed, over every trial and
 //! the exhaustive fallback: the counterpart of verify's visited nodes). A ratio is
 //! hunt / verify, so below 1 means hunt did less.
@@ -393,6 +394,12 @@ pub fn ratios(verify: &Record, hunt: &HuntRecord) -> (Option<f64>, Option<f64>) 
     )
 }
 
+/// Hunt / verify for the search time each reports of itself (without the start-up of
+/// front end and analyses that the wall clock includes).
+pub fn search_ratio(verify: &Record, hunt: &HuntRecord) -> Option<f64> {
+    ratio(verify.verify_time_ms, hunt.search_time_ms)
+}
+
 /// Median, best (smallest) and worst (largest) of some ratios.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Spread {
@@ -521,6 +528,9 @@ fn summary(out: &mut String, pairs: &[(&Record, &HuntRecord)]) {
         "median states",
         "best states",
         "worst states",
+        "median search",
+        "best search",
+        "worst search",
     ]);
     type Filter = fn(&Record) -> bool;
     let groups: [(&str, Filter); 3] = [
@@ -530,19 +540,22 @@ fn summary(out: &mut String, pairs: &[(&Record, &HuntRecord)]) {
     ];
     let mut median_all = None;
     for (name, keep) in groups {
-        let (times, states): (Vec<_>, Vec<_>) = pairs
+        let both: Vec<_> = pairs
             .iter()
             .filter(|(v, h)| relate(v, h) == Relation::Both && keep(v))
-            .map(|(v, h)| ratios(v, h))
-            .unzip();
-        let times = spread(&times.into_iter().flatten().collect::<Vec<_>>());
-        let states = spread(&states.into_iter().flatten().collect::<Vec<_>>());
+            .collect();
+        let times: Vec<f64> = both.iter().filter_map(|(v, h)| ratios(v, h).0).collect();
+        let states: Vec<f64> = both.iter().filter_map(|(v, h)| ratios(v, h).1).collect();
+        let search: Vec<f64> = both
+            .iter()
+            .filter_map(|(v, h)| search_ratio(v, h))
+            .collect();
+        let times = spread(&times);
         if name == "all" {
             median_all = times.map(|s| s.median);
         }
-        let n = times.map_or(0, |s| s.count);
-        let mut row = vec![name.to_string(), n.to_string()];
-        for s in [times, states] {
+        let mut row = vec![name.to_string(), both.len().to_string()];
+        for s in [times, spread(&states), spread(&search)] {
             match s {
                 Some(s) => row.extend([s.median, s.best, s.worst].map(ratio_text)),
                 None => row.extend(["-", "-", "-"].map(str::to_string)),
@@ -550,7 +563,12 @@ fn summary(out: &mut String, pairs: &[(&Record, &HuntRecord)]) {
         }
         table.row(row);
     }
-    out.push_str(&table.render(&[1, 2, 3, 4, 5, 6, 7]));
+    out.push_str(&table.render(&(1..11).collect::<Vec<_>>()));
+    let _ = writeln!(
+        out,
+        "  (time: wall clock of the child; search: the time each tool reports for its \
+         searches, without start-up)"
+    );
     let verdict = match median_all {
         Some(m) if m <= GOAL_MEDIAN_TIME_RATIO => format!("met (median {})", ratio_text(m)),
         Some(m) => format!("missed (median {})", ratio_text(m)),
@@ -686,6 +704,7 @@ mod tests {
         r.strategy = "dpor+ag".into();
         r.states = Some(states);
         r.wall_time_ms = ms;
+        r.verify_time_ms = Some(ms as f64 * 0.8);
         r
     }
 

@@ -35,7 +35,7 @@ pub struct Args {
     /// root (default ../shared/svcomp).
     #[arg(
         value_name = "PATH",
-        required_unless_present_any = ["compare", "paper_table2"]
+        required_unless_present_any = ["compare", "paper_table2", "show"]
     )]
     pub paths: Vec<PathBuf>,
     /// Run the SV-COMP tasks that stand for the rows of the assertion-guided paper's
@@ -77,6 +77,9 @@ pub struct Args {
     /// runs and time per task, medians.
     #[arg(long, num_args = 2, value_names = ["OLD", "NEW"], conflicts_with_all = ["paths", "out", "csv"])]
     pub compare: Option<Vec<PathBuf>>,
+    /// Print the report of a saved results file (any mode) instead of running.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["paths", "out", "csv", "compare"])]
+    pub show: Option<PathBuf>,
     /// The program run as `PROGRAM verify ...` (default: this agx). For tests of the
     /// harness.
     #[arg(long, hide = true, value_name = "PROGRAM")]
@@ -86,6 +89,11 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode> {
     if let Some(files) = &args.compare {
         return run_compare(&files[0], &files[1]);
+    }
+    if let Some(file) = &args.show {
+        let results = Results::load(file)?;
+        print_stdout(&render(&results, &[], !args.summary))?;
+        return Ok(exit_code(is_wrong(&results)));
     }
     if args.jobs == 0 {
         bail!("--jobs must be at least 1");
@@ -156,12 +164,28 @@ fn run_paper_table2(args: &Args) -> Result<ExitCode> {
     let mut results = results(args, &plan, "paper-table2", records);
     results.paper_table2 = paper::row_results(&results.records);
     write_outputs(args, &results)?;
-    let mut text = report::render(&results, &discovery.problems, false);
-    text.push('\n');
-    text.push_str(&paper::render(&results.paper_table2, &results.records));
-    print_stdout(&text)?;
-    let wrong = results.records.iter().any(|r| r.outcome.is_wrong());
-    Ok(exit_code(wrong))
+    print_stdout(&render(&results, &discovery.problems, !args.summary))?;
+    Ok(exit_code(is_wrong(&results)))
+}
+
+/// The report of a run of any mode.
+fn render(results: &Results, problems: &[String], show_tasks: bool) -> String {
+    match results.settings.mode.as_str() {
+        "hunt" => hunt::render(&results.records, &results.hunt),
+        "paper-table2" => {
+            let mut text = report::render(results, problems, false);
+            text.push('\n');
+            text.push_str(&paper::render(&results.paper_table2, &results.records));
+            text
+        }
+        _ => report::render(results, problems, show_tasks),
+    }
+}
+
+/// Whether a run of any mode has a wrong result.
+fn is_wrong(results: &Results) -> bool {
+    results.records.iter().any(|r| r.outcome.is_wrong())
+        || hunt::any_wrong(&results.records, &results.hunt)
 }
 
 /// What one job of `--hunt` produced.
@@ -214,8 +238,8 @@ fn run_hunt(args: &Args, tasks: &[Task]) -> Result<ExitCode> {
     let mut results = results(args, &plan, "hunt", verify_records);
     results.hunt = hunt_records;
     write_outputs(args, &results)?;
-    print_stdout(&hunt::render(&results.records, &results.hunt))?;
-    Ok(exit_code(hunt::any_wrong(&results.records, &results.hunt)))
+    print_stdout(&render(&results, &[], !args.summary))?;
+    Ok(exit_code(is_wrong(&results)))
 }
 
 fn results(args: &Args, plan: &Plan, mode: &str, records: Vec<Record>) -> Results {
