@@ -423,8 +423,9 @@ pub fn render(rows: &[RowResult], records: &[Record]) -> String {
     let _ = writeln!(
         out,
         "PAPER TABLE 2 (assertion-guided symbolic execution, §7) vs agx\n  \
-         cells: runs / time; agx runs = full+partial, agx time = wall clock of \
-         `agx verify`;\n  paper '- / >1800s' = not finished in 30 minutes\n  \
+         cells: runs / time; agx runs = full+partial (on expected-false tasks up to the \
+         first violation);\n  agx time = wall clock of `agx verify`; \
+         paper '- / >1800s' = not finished in 30 minutes\n  \
          goal: dpor+ag correct, runs <= paper +DPOR+AG runs, time < 10s"
     );
     let mut header = vec!["paper row", "task", "exp"];
