@@ -86,7 +86,7 @@ pub struct HappensBefore {
     scc: HashMap<StmtId, StmtId>,
     creates: HashSet<StmtId>,
     joins: HashSet<StmtId>,
-    spawn: SpawnOrder,
+    spawns: Spawns,
 }
 
 impl HappensBefore {
@@ -138,7 +138,7 @@ impl HappensBefore {
                 cg.may_run_in_parallel(f, g)
                     && !self.happens_before(a, b)
                     && !self.happens_before(b, a)
-                    && !self.spawn.ordered(a, b)
+                    && !self.spawn_ordered(a, b)
             }
             _ => false,
         }
@@ -248,19 +248,15 @@ pub fn run(facts: &Facts, pts: &PointsTo, cg: &CallGraph, deps: &DataDeps) -> Ha
         scc: facts.scc.iter().copied().collect(),
         creates: cg.thread_edges.iter().map(|e| e.0).collect(),
         joins: join_of.iter().map(|j| j.0).collect(),
-        spawn: SpawnOrder::new(facts, cg, &join_of),
+        spawns: Spawns::new(cg, &join_of),
         join_of,
     }
 }
 
-/// Order through *every* creation or join of the threads that run a function (the
-/// `before_all` / `after_all` rules of the module documentation).
+/// Who starts and who waits for the threads that run each function: the facts of the
+/// `before_all` / `after_all` rules of the module documentation.
 #[derive(Clone, Debug, Default)]
-struct SpawnOrder {
-    func_of: HashMap<StmtId, FuncId>,
-    interval: HashMap<StmtId, (u32, u32)>,
-    scc: HashMap<StmtId, StmtId>,
-    once: BTreeSet<FuncId>,
+struct Spawns {
     /// Thread entries whose threads run each function.
     threads_of: HashMap<FuncId, BTreeSet<FuncId>>,
     /// Creation sites of each thread entry.
@@ -269,66 +265,44 @@ struct SpawnOrder {
     joins_of: HashMap<StmtId, Vec<StmtId>>,
 }
 
-impl SpawnOrder {
-    fn new(facts: &Facts, cg: &CallGraph, join_of: &[(StmtId, StmtId)]) -> SpawnOrder {
-        let mut threads_of: HashMap<FuncId, BTreeSet<FuncId>> = HashMap::new();
+impl Spawns {
+    fn new(cg: &CallGraph, join_of: &[(StmtId, StmtId)]) -> Spawns {
+        let mut spawns = Spawns::default();
         for &(t, f) in &cg.runs {
-            threads_of.entry(f).or_default().insert(t);
+            spawns.threads_of.entry(f).or_default().insert(t);
         }
-        let mut sites_of: HashMap<FuncId, Vec<StmtId>> = HashMap::new();
         for &(c, t) in &cg.thread_edges {
-            sites_of.entry(t).or_default().push(c);
+            spawns.sites_of.entry(t).or_default().push(c);
         }
-        let mut joins_of: HashMap<StmtId, Vec<StmtId>> = HashMap::new();
         for &(j, c) in join_of {
-            joins_of.entry(c).or_default().push(j);
+            spawns.joins_of.entry(c).or_default().push(j);
         }
-        SpawnOrder {
-            func_of: facts.stmt_func.iter().copied().collect(),
-            interval: facts
-                .dom_interval
-                .iter()
-                .map(|&(s, a, b)| (s, (a, b)))
-                .collect(),
-            scc: facts.scc.iter().copied().collect(),
-            once: cg.once.clone(),
-            threads_of,
-            sites_of,
-            joins_of,
-        }
+        spawns
     }
+}
 
-    fn ordered(&self, a: StmtId, b: StmtId) -> bool {
+impl HappensBefore {
+    /// `a` and `b` are ordered through every creation or every join of the threads that
+    /// run one of them.
+    fn spawn_ordered(&self, a: StmtId, b: StmtId) -> bool {
         self.before_all(a, b)
             || self.before_all(b, a)
             || self.after_all(a, b)
             || self.after_all(b, a)
     }
 
-    /// `p` runs before `q` in the one activation of their run-once function.
-    fn before(&self, p: StmtId, q: StmtId) -> bool {
-        let (Some(&(pp, pq)), Some(&(qp, qq))) = (self.interval.get(&p), self.interval.get(&q))
-        else {
-            return false;
-        };
-        self.func_of.get(&p) == self.func_of.get(&q)
-            && pp <= qp
-            && qq <= pq
-            && self.scc.get(&p) != self.scc.get(&q)
-    }
-
     /// The creation sites of every thread that runs the function of `s`, if `m`'s own
     /// threads never run it (else `None`).
     fn spawners(&self, s: StmtId, m: FuncId) -> Option<Vec<StmtId>> {
         let f = self.func_of.get(&s)?;
-        let threads = self.threads_of.get(f)?;
-        let own = self.threads_of.get(&m)?;
+        let threads = self.spawns.threads_of.get(f)?;
+        let own = self.spawns.threads_of.get(&m)?;
         if threads.iter().any(|t| own.contains(t)) {
             return None;
         }
         let mut sites = Vec::new();
         for t in threads {
-            sites.extend(self.sites_of.get(t)?.iter().copied());
+            sites.extend(self.spawns.sites_of.get(t)?.iter().copied());
         }
         Some(sites)
     }
@@ -345,7 +319,7 @@ impl SpawnOrder {
             return false;
         };
         match self.spawners(b, m) {
-            Some(sites) => !sites.is_empty() && sites.iter().all(|&c| self.before(a, c)),
+            Some(sites) => !sites.is_empty() && sites.iter().all(|&c| self.ord(a, c)),
             None => false,
         }
     }
@@ -358,9 +332,10 @@ impl SpawnOrder {
             Some(sites) => {
                 !sites.is_empty()
                     && sites.iter().all(|c| {
-                        self.joins_of
+                        self.spawns
+                            .joins_of
                             .get(c)
-                            .is_some_and(|js| js.iter().any(|&j| self.before(j, b)))
+                            .is_some_and(|js| js.iter().any(|&j| self.ord(j, b)))
                     })
             }
             None => false,
