@@ -54,7 +54,7 @@
 //!   search's own reason).
 //!
 //! # Code map
-//! [`step`] (one thread's step over the engine's state types), [`trace`] (Eq. 7, trace
+//! [`step`] (where threads stand; steps run on the engine's `exec_next`), [`trace`] (Eq. 7, trace
 //! sets), [`progress`] (matching locations), [`distance`] (`h2`), [`search`] (Fig. 4),
 //! [`refine`] (Fig. 5), [`goal`] (goal states, witnesses and their replay), [`visited`]
 //! (state fingerprints), [`trials`] (parallel trials, the exhaustive fallback, the
