@@ -458,6 +458,13 @@ mod tests {
         }
     }
 
+    /// The coarse abstraction of `p`, from the start of its `main`.
+    fn direct(p: &Program) -> Direct {
+        Direct {
+            start: Some(entry(p)),
+        }
+    }
+
     fn load(name: &str) -> Program {
         let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("../fixtures")
@@ -503,15 +510,7 @@ mod tests {
             GoalKind::Race,
             &[(writes.clone(), "26"), (writes.clone(), "26")],
         );
-        let h = hunt(
-            &p,
-            &g,
-            &Direct {
-                start: Some(entry(&p)),
-            },
-            &Config::default(),
-        )
-        .unwrap();
+        let h = hunt(&p, &g, &direct(&p), &Config::default()).unwrap();
         assert_eq!(h.verdict, Verdict::Confirmed, "{:?}", h.reason);
         let ev = h.evidence.unwrap();
         let n = ev.steps.len();
@@ -542,15 +541,7 @@ mod tests {
             jobs: 2,
             ..Config::default()
         };
-        let h = hunt(
-            &p,
-            &g,
-            &Direct {
-                start: Some(entry(&p)),
-            },
-            &cfg,
-        )
-        .unwrap();
+        let h = hunt(&p, &g, &direct(&p), &cfg).unwrap();
         assert_eq!(h.verdict, Verdict::Refuted, "{:?}", h.reason);
         assert_eq!(h.found_by, Some(FoundBy::Guided));
         assert!(h.stats.states > 0);
@@ -564,15 +555,7 @@ mod tests {
             max_states: 1,
             ..Config::default()
         };
-        let h = hunt(
-            &p,
-            &g,
-            &Direct {
-                start: Some(entry(&p)),
-            },
-            &cfg,
-        )
-        .unwrap();
+        let h = hunt(&p, &g, &direct(&p), &cfg).unwrap();
         // One state is not enough to reach the worker's store.
         assert_eq!(h.verdict, Verdict::Unknown);
         assert!(h.reason.unwrap().contains("state bound of 1"));
