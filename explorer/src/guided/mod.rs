@@ -53,6 +53,33 @@
 //! - UNKNOWN otherwise, with the reason (a bound, refinements exhausted, the exhaustive
 //!   search's own reason).
 //!
+//! # Cost against the exhaustive search (measured)
+//! On the 24 expected-false SV-COMP tasks of issue 6 (release build, `--jobs 1`; nodes
+//! expanded for the confirmed goal against the states `agx verify` visits with dpor+ag),
+//! the median ratio hunt/verify is 1.11 in states and 0.9 in search time (geometric
+//! means 0.76 and 0.69). The guided search wins where the exhaustive search must search
+//! (triangular-longer-2: 318 against 236 883; stack_longest-1: 23 against 10 009;
+//! fib_bench_longer-2: 130 against 1 443) and loses where verify's first run already is
+//! the witness (lazy01: 113 against 19; queue: 428 against 49), since no search expands
+//! fewer nodes than its witness has steps. Where the extra nodes go:
+//! - a trace's head branch left by the wrong side that refinement cannot help (the
+//!   needed "definition" is an order — a read before a write, as in bigshot_p — or the
+//!   only candidates are already on the trace, as the second writer in lazy01 after the
+//!   first, whose `k`-th-candidate choice hits the first writer again): the search goes
+//!   on below it with no trace location reachable (`h2` = FAR) and backtracks depth
+//!   first, the deepest alternatives first, through interleavings the goal does not
+//!   depend on;
+//! - each refinement restarts from the initial state, and the new generation visits the
+//!   states of the earlier ones again.
+//!
+//! Tried and not kept (same tasks): taking the next candidate that changes the trace when
+//! the `k`-th does not (lazy01 113 → 30, but queue 428 → 1 063 and sigma 1 233 → 5 177:
+//! median 1.23, geometric mean 0.94); additionally skipping candidates that run once and
+//! are on the trace (sigma no longer confirmed in 10 s); resuming the best-ranked backtrack
+//! point instead of the newest, with nodes from which no thread reaches a trace location
+//! last (read_write_lock-2 1 401 → 734, but triangular-2 113 → 1 223, bounded_buffer not
+//! confirmed: median 1.23–1.49).
+//!
 //! # Code map
 //! [`step`] (where threads stand; steps run on the engine's `exec_next`), [`trace`] (Eq. 7, trace
 //! sets), [`progress`] (matching locations), [`distance`] (`h2`), [`search`] (Fig. 4),
