@@ -292,6 +292,29 @@ fn the_text_report_of_the_deadlock() {
 }
 
 #[test]
+fn every_assertion_is_decided_unless_the_first_confirmation_ends_the_hunt() {
+    let verdicts = |args: &[&str]| -> Vec<(String, String)> {
+        hunt("fixtures/hunt/two_assertions.c", args)
+            .iter()
+            .map(|g| {
+                let reason = g["reason"].as_str().unwrap_or("").to_string();
+                (g["verdict"].as_str().unwrap().to_string(), reason)
+            })
+            .collect()
+    };
+    let all = verdicts(&["--assertions"]);
+    assert_eq!(all[0].0, "confirmed");
+    assert_eq!(all[1].0, "refuted", "{all:?}");
+    let first = verdicts(&["--assertions", "--first"]);
+    assert_eq!(first[0].0, "confirmed");
+    assert_eq!(first[1].0, "unknown");
+    assert!(
+        first[1].1.contains("first confirmed goal (goal 1)"),
+        "{first:?}"
+    );
+}
+
+#[test]
 fn hunt_without_goals_is_an_error() {
     let args: Vec<String> = ["hunt", "fixtures/hunt/race_counter.c"]
         .iter()

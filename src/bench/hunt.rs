@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! agx verify SOURCE --format json --data-model M --timeout T [--strategy S]
-//! agx hunt SOURCE --assertions --format json --data-model M --timeout T --jobs J
+//! agx hunt SOURCE --assertions --first --format json --data-model M --timeout T --jobs J
 //! ```
 //!
 //! Hunt's `--timeout` is per goal; the child as a whole is killed at the same limit as
@@ -69,13 +69,20 @@ pub struct HuntCall<'a> {
 }
 
 impl HuntCall<'_> {
-    /// `program hunt SOURCE --assertions --format json ...`.
+    /// `program hunt SOURCE --assertions --first --format json ...`: like `agx verify`,
+    /// the hunt stops at the first violation it confirms.
     pub fn command(&self, program: &OsStr) -> Command {
         let mut command = Command::new(program);
         command
             .arg("hunt")
             .arg(self.source)
-            .args(["--assertions", "--format", "json", "--data-model"])
+            .args([
+                "--assertions",
+                "--first",
+                "--format",
+                "json",
+                "--data-model",
+            ])
             .arg(data_model_flag(self.data_model))
             .arg("--timeout")
             .arg(self.timeout_secs.to_string())
@@ -678,7 +685,7 @@ mod tests {
         let args: Vec<_> = cmd.get_args().map(|a| a.to_string_lossy()).collect();
         assert_eq!(
             args.join(" "),
-            "hunt t/a.c --assertions --format json --data-model ilp32 --timeout 30 --jobs 1"
+            "hunt t/a.c --assertions --first --format json --data-model ilp32 --timeout 30 --jobs 1"
         );
     }
 

@@ -58,13 +58,20 @@ pub struct Args {
     /// Visible events on one path (the depth bound).
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     pub max_depth: u64,
-    /// Scheduling states one trial may generate.
+    /// Scheduling states one trial may generate. Goals are hunted in rounds whose
+    /// budgets grow tenfold from 2 000 states up to this bound (an undecided goal is
+    /// hunted again in the next round).
     #[arg(long, value_name = "N", default_value_t = 200_000)]
     pub max_states: u64,
     /// Abstract trace sets tried per goal.
     #[arg(long, value_name = "N", default_value_t = 8)]
     pub max_trace_sets: usize,
-    /// Seconds per goal (guided trials and the exhaustive fallback together).
+    /// Stop at the first confirmed goal (as `agx verify` stops at its first violation);
+    /// the goals not decided by then are reported UNKNOWN.
+    #[arg(long)]
+    pub first: bool,
+    /// Seconds per goal (guided trials and the exhaustive fallback together, over all
+    /// rounds).
     #[arg(long, value_name = "SECS", default_value_t = 60.0)]
     pub timeout: f64,
     /// Cut paths where a loop runs more than K iterations or a function recurses more
@@ -109,11 +116,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
         bail!("no goals: give --target FILE:LINE, --assertions, --sarif FILE or --warnings (or the program has none)");
     }
     let abs = RulesAbstraction::new(&facts, &analysis);
-    let mut outcomes = Vec::new();
-    for spec in specs {
-        let hunt = hunt_one(&args, &program, &analysis, &abs, &spec)?;
-        outcomes.push(Outcome { spec, hunt });
-    }
+    let hunts = guided::hunt_in_rounds(specs.len(), &config(&args), args.first, |i, cfg| {
+        hunt_one(cfg, &program, &analysis, &abs, &specs[i])
+    })?;
+    let outcomes: Vec<Outcome> = specs
+        .into_iter()
+        .zip(hunts)
+        .map(|(spec, hunt)| Outcome { spec, hunt })
+        .collect();
     if let Some(dir) = &args.witness_dir {
         write_witnesses(dir, &outcomes)?;
     }
@@ -157,7 +167,7 @@ fn config(args: &Args) -> Config {
 }
 
 fn hunt_one(
-    args: &Args,
+    cfg: &Config,
     program: &Program,
     analysis: &Analysis,
     abs: &RulesAbstraction<'_>,
@@ -177,7 +187,7 @@ fn hunt_one(
             started,
         ));
     }
-    let mut cfg = config(args);
+    let mut cfg = cfg.clone();
     cfg.relevant = Some(analysis.backward_slice(&stmts));
     guided::hunt(program, goal, abs, &cfg).with_context(|| format!("hunting {}", spec.label))
 }

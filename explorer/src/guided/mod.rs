@@ -91,12 +91,14 @@ pub mod distance;
 pub mod goal;
 pub mod progress;
 pub mod refine;
+pub mod rounds;
 pub mod search;
 pub mod step;
 pub mod trace;
 pub mod trials;
 pub mod visited;
 
+pub use rounds::hunt_in_rounds;
 pub use trace::{AbstractGraph, AbstractNode, EdgeKind};
 pub use trials::hunt;
 
@@ -215,6 +217,9 @@ pub struct Config {
     /// After the guided trials fail on a reach or deadlock goal, run the exhaustive
     /// `dpor+ag` search to refute or confirm. Default: true.
     pub refute: bool,
+    /// Scheduling nodes the exhaustive search may visit (see [`hunt_in_rounds`]).
+    /// Default: `None` (only the time budget bounds it).
+    pub exhaustive_max_states: Option<u64>,
     /// The static backward slice of the goal (for the exhaustive search). Default: `None`.
     pub relevant: Option<BTreeSet<StmtId>>,
     /// The program's file name, recorded in witnesses. Default: empty.
@@ -236,6 +241,7 @@ impl Default for Config {
             uninit: UninitPolicy::Nondet,
             query_timeout: Duration::from_secs(10),
             refute: true,
+            exhaustive_max_states: None,
             relevant: None,
             program_name: String::new(),
         }
@@ -319,6 +325,8 @@ pub struct Stats {
     pub trace_sets: usize,
     /// States of the exhaustive search, when it ran.
     pub exhaustive_states: u64,
+    /// Rounds the goal took part in (see [`hunt_in_rounds`]).
+    pub rounds: u32,
     pub solver_queries: u64,
     pub time_ms: f64,
 }

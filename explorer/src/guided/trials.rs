@@ -391,6 +391,7 @@ fn exhaustive(
         unwind: cfg.unwind,
         max_events: cfg.max_depth,
         timeout: Some(left),
+        max_states: cfg.exhaustive_max_states,
         query_timeout: cfg.query_timeout,
         uninit: cfg.uninit,
         program_name: cfg.program_name.clone(),

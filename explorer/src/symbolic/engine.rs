@@ -398,10 +398,20 @@ impl<'p> Engine<'p> {
         }
     }
 
-    /// Checks the time budget; prints progress on a terminal.
+    /// Checks the time and state budgets; prints progress on a terminal.
     pub fn out_of_time(&mut self) -> bool {
         if self.stop {
             return true;
+        }
+        if let Some(max) = self.cfg.max_states {
+            if self.stats.states > max {
+                self.incomplete(
+                    "state bound",
+                    format!("the search stopped after {max} scheduling nodes"),
+                );
+                self.stop = true;
+                return true;
+            }
         }
         let now = Instant::now();
         if let Some(d) = self.deadline {

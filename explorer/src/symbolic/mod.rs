@@ -158,6 +158,10 @@ pub struct Config {
     pub max_threads: usize,
     /// Wall-clock budget of the whole search. Default: `None`.
     pub timeout: Option<Duration>,
+    /// Scheduling nodes the search may visit; reaching it stops the search (a bound, so
+    /// the verdict is UNKNOWN unless a violation was found). A deterministic budget,
+    /// unlike `timeout`. Default: `None`.
+    pub max_states: Option<u64>,
     /// Budget of one solver query. Default: 10 s.
     pub query_timeout: Duration,
     /// What uninitialized locals and `malloc` memory hold. Default: `Nondet` (an input,
@@ -194,6 +198,7 @@ impl Default for Config {
             max_events: 10_000,
             max_threads: 64,
             timeout: None,
+            max_states: None,
             query_timeout: Duration::from_secs(10),
             uninit: UninitPolicy::Nondet,
             checks: Checks::default(),

@@ -12,7 +12,7 @@
 //!  "initial_traces": [["s22@f.c:21", ...]], "final_traces": [[...]],
 //!  "stats": {"states", "states_decisive", "expanded", "expanded_decisive",
 //!            "refinements", "trace_length", "trace_sets_tried", "trace_sets",
-//!            "exhaustive_states", "solver_queries", "time_ms"}}
+//!            "exhaustive_states", "rounds", "solver_queries", "time_ms"}}
 //! ```
 
 use super::super::warnings::sarif_rules;
@@ -38,7 +38,7 @@ fn trace_labels(program: &Program, traces: &[Vec<StmtId>]) -> Vec<Vec<String>> {
 fn stats_line(h: &Hunt) -> String {
     let s = &h.stats;
     let mut line = format!(
-        "{} states generated, {} expanded ({} / {} in the deciding trial), {} refinement(s), abstract trace length {}, {} of {} trace set(s) tried, {:.1} ms",
+        "{} states generated, {} expanded ({} / {} in the deciding trial), {} refinement(s), abstract trace length {}, {} of {} trace set(s) tried, {} round(s), {:.1} ms",
         s.states,
         s.expanded,
         s.states_decisive,
@@ -47,6 +47,7 @@ fn stats_line(h: &Hunt) -> String {
         s.trace_length,
         s.trace_sets_tried,
         s.trace_sets,
+        s.rounds,
         s.time_ms
     );
     if s.exhaustive_states > 0 {
