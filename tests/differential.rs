@@ -1,7 +1,11 @@
 //! Theorem 1 of the assertion-guided paper as a differential test: the baseline search,
-//! DPOR, DPOR with predicate summaries, and DPOR with summaries and the slice reach the
-//! same set of violated locations, on random small concurrent programs (2-4 threads,
-//! shared globals, a mutex, branches on inputs, assertions). Where every strategy
+//! DPOR, DPOR with predicate summaries, and DPOR with summaries and the slice (§6.1's
+//! Type A cut and Type B pivots, with the slice `agx verify` computes) reach the same set
+//! of violated locations, on random small concurrent programs (2-4 threads, shared
+//! globals, a mutex, branches on inputs, assertions, spin waits, and statistics that no
+//! assertion reads, whose branches and races are Type B pivots; some programs order
+//! threads by a handshake on flags or by a lock taken on an input, orders a careless
+//! Type B pivot would drop). Where every strategy
 //! finishes, the runs explored must not grow with the reduction:
 //! `runs(dpor+ag) ≤ runs(dpor) ≤ runs(baseline)` (runs counting partial ones).
 //!
@@ -112,6 +116,15 @@ impl Gen {
                 self.line(indent, &format!("{l} = __VERIFIER_nondet_int();"));
                 self.line(indent, &format!("__VERIFIER_assume({l} >= 0 && {l} <= 2);"));
             }
+            93..=95 => self.logging(indent),
+            96 if depth == 0 => {
+                // A spin wait: a loop whose test only orders the thread after others
+                // (the cycle check ends it when nobody changes the global).
+                let (g, k) = (self.global(), self.small());
+                self.line(indent, &format!("while ({g} == {k})"));
+                self.line(indent + 1, ";");
+                self.budget = self.budget.saturating_sub(1);
+            }
             _ => {
                 let (g, l) = (self.global(), self.local());
                 self.line(indent, "__VERIFIER_atomic_begin();");
@@ -121,6 +134,25 @@ impl Gen {
                 self.budget = self.budget.saturating_sub(2);
             }
         }
+    }
+
+    /// Statistics no assertion reads: a race on `stat` and a branch on `c` (an input or
+    /// the statistic), all outside the assertions' slices (§6.1's Type B pivots).
+    fn logging(&mut self, indent: usize) {
+        let k = self.small();
+        let op = ["<", "==", "!=", ">"][self.rng.below(4) as usize];
+        if self.rng.chance(50) {
+            self.line(indent, "c = __VERIFIER_nondet_int();");
+        } else {
+            self.line(indent, "c = stat;");
+            self.budget = self.budget.saturating_sub(1);
+        }
+        self.line(indent, &format!("if (c {op} {k}) {{"));
+        self.line(indent + 1, "stat = c + 1;");
+        self.line(indent, "} else {");
+        self.line(indent + 1, &format!("stat = {k};"));
+        self.line(indent, "}");
+        self.budget = self.budget.saturating_sub(1);
     }
 
     fn program(seed: u64) -> String {
@@ -139,6 +171,8 @@ impl Gen {
         g.line(0, "extern void __VERIFIER_atomic_begin(void);");
         g.line(0, "extern void __VERIFIER_atomic_end(void);");
         g.line(0, "pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;");
+        g.line(0, "pthread_mutex_t m2 = PTHREAD_MUTEX_INITIALIZER;");
+        g.line(0, "int stat = 0, f0 = 0, f1 = 0, busy = 0;");
         for i in 0..g.globals {
             let k = g.small();
             g.line(0, &format!("int g{i} = {k};"));
@@ -148,19 +182,49 @@ impl Gen {
             2 => 2,
             _ => 1,
         };
+        // Orders that only data or an input-dependent lock decide, which a Type B pivot
+        // must not drop: a handshake (t0 and t1 each wait while the other's flag is up,
+        // then raise their own: both get through only if both wait first) and a gate (the
+        // last worker holds `m2` through its body if an input says so, which keeps
+        // main's `m2` sections out of it).
+        let handshake = threads == 2 && g.rng.chance(12);
+        let gate = threads <= 2 && g.rng.chance(12);
         for t in 0..threads {
             g.line(0, &format!("void *t{t}(void *arg) {{"));
-            g.line(1, "int a = 0, b = 0;");
+            g.line(1, "int a = 0, b = 0, c = 0, d = 0;");
+            let waits = handshake && t < 2;
+            let gated = gate && t == threads - 1;
+            if waits {
+                g.line(1, &format!("while (f{})", 1 - t));
+                g.line(2, ";");
+                g.line(1, &format!("f{t} = 1;"));
+            }
+            if gated {
+                g.line(1, "d = __VERIFIER_nondet_int();");
+                g.line(1, "if (d > 0) {");
+                g.line(2, "pthread_mutex_lock(&m2);");
+                g.line(1, "}");
+                g.line(1, "busy = 1;");
+            }
             g.budget = per_thread;
             while g.budget > 0 {
                 g.stmt(1, 0);
                 g.budget = g.budget.saturating_sub(1);
             }
+            if gated {
+                g.line(1, "busy = 0;");
+                g.line(1, "if (d > 0) {");
+                g.line(2, "pthread_mutex_unlock(&m2);");
+                g.line(1, "}");
+            }
+            if waits {
+                g.line(1, &format!("f{t} = 0;"));
+            }
             g.line(1, "return 0;");
             g.line(0, "}");
         }
         g.line(0, "int main(void) {");
-        g.line(1, "int a = 0, b = 0;");
+        g.line(1, "int a = 0, b = 0, c = 0, d = 0;");
         if g.rng.chance(50) {
             g.line(1, "a = __VERIFIER_nondet_int();");
             g.line(1, "__VERIFIER_assume(a >= -1 && a <= 2);");
@@ -171,10 +235,19 @@ impl Gen {
         for t in 0..threads {
             g.line(1, &format!("pthread_create(&h[{t}], 0, t{t}, 0);"));
         }
+        if gate {
+            g.line(1, "pthread_mutex_lock(&m2);");
+            g.line(1, "d = busy;");
+        }
         g.budget = 1;
         while g.budget > 0 {
             g.stmt(1, 1);
             g.budget = g.budget.saturating_sub(1);
+        }
+        if gate {
+            g.line(1, "pthread_mutex_unlock(&m2);");
+            // Fails only if the worker did not take `m2`.
+            g.line(1, "assert(d != 1);");
         }
         for t in 0..threads {
             if t == 0 || g.rng.chance(70) {
@@ -182,7 +255,13 @@ impl Gen {
             }
         }
         let (l, gl) = (g.local(), g.global());
+        if gate {
+            g.line(1, "pthread_mutex_lock(&m2);");
+        }
         g.line(1, &format!("{l} = {gl};"));
+        if gate {
+            g.line(1, "pthread_mutex_unlock(&m2);");
+        }
         let k = g.small();
         g.line(1, &format!("assert({l} != {k} + 1);"));
         g.line(1, "return 0;");
@@ -195,10 +274,20 @@ fn violated(o: &Outcome) -> BTreeSet<u32> {
     o.violations.iter().map(|f| f.span.line).collect()
 }
 
+/// The slice `agx verify` gives the search for Type B pivots.
+fn type_b_slice(program: &analysis::ir::Program) -> BTreeSet<analysis::ir::StmtId> {
+    let facts = analysis::facts::extract(program);
+    let analysis = rules::Analysis::run(&facts);
+    analysis.backward_slice(&symbolic::type_b::criteria(program))
+}
+
 fn run(program: &analysis::ir::Program, strategy: Strategy, slice: bool) -> Outcome {
     let mut c = Config::default();
     c.strategy = strategy;
     c.slice = slice;
+    if slice {
+        c.relevant = Some(type_b_slice(program));
+    }
     c.all_violations = true;
     c.timeout = Some(Duration::from_secs(5));
     symbolic::verify(program, &c).unwrap_or_else(|e| panic!("verify failed: {e}"))
@@ -222,6 +311,7 @@ fn strategies_reach_the_same_violations_on_random_programs() {
     std::fs::create_dir_all(&dir).expect("temporary directory");
     let mut checked = 0;
     let mut with_violation = 0;
+    let mut type_b = 0;
     for seed in first..first + count {
         let text = Gen::program(seed);
         let path: PathBuf = dir.join(format!("diff_{seed}.c"));
@@ -240,7 +330,10 @@ fn strategies_reach_the_same_violations_on_random_programs() {
             ("dpor+ag", &ag),
             ("dpor+ag+slice", &ag_slice),
         ];
-        let finished = all.iter().all(|(_, o)| o.verdict != Verdict::Unknown);
+        // A violation found before the time ran out is a verdict, but not the whole set.
+        let finished = all.iter().all(|(_, o)| {
+            o.verdict != Verdict::Unknown && o.incomplete.iter().all(|i| i.reason != "timeout")
+        });
         let describe = || {
             all.iter()
                 .map(|(n, o)| {
@@ -285,6 +378,9 @@ fn strategies_reach_the_same_violations_on_random_programs() {
                 describe()
             );
             checked += 1;
+            if ag_slice.stats.type_b_branches + ag_slice.stats.type_b_races > 0 {
+                type_b += 1;
+            }
             if !violated(&base).is_empty() {
                 with_violation += 1;
             }
@@ -304,9 +400,16 @@ fn strategies_reach_the_same_violations_on_random_programs() {
         let _ = std::fs::remove_file(&path);
     }
     let _ = std::fs::remove_dir(&dir);
-    println!("{checked} of {count} programs finished under every strategy; {with_violation} have violations");
+    println!(
+        "{checked} of {count} programs finished under every strategy; {with_violation} have \
+         violations; {type_b} had Type B pivots"
+    );
     assert!(
         checked * 2 >= count,
         "too few programs finished ({checked} of {count})"
+    );
+    assert!(
+        type_b * 10 >= checked,
+        "too few programs exercised Type B pivots ({type_b} of {checked})"
     );
 }

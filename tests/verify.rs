@@ -67,6 +67,10 @@ fn check_schema(out: &Value) -> Result<(), String> {
         "runs",
         "partial_runs",
         "states",
+        "slice_skips",
+        "type_a_cuts",
+        "type_b_branches",
+        "type_b_races",
         "solver_queries",
         "solver_time_ms",
         "time_ms",
@@ -240,4 +244,56 @@ fn bad_options_are_errors() {
         let run = process::run(&agx_bin(), &args, &root, LIMIT);
         assert_eq!(run.code, Some(2), "{bad:?}: {}", run.stderr);
     }
+}
+
+/// `agx verify --format json` on a fixture; the parsed output.
+fn verify_json(root: &Path, file: &str, extra: &[&str]) -> Value {
+    let mut args = vec![
+        "verify".to_string(),
+        shown(&root.join(file)),
+        "--format".into(),
+        "json".into(),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let run = process::run(&agx_bin(), &args, root, LIMIT);
+    serde_json::from_str(run.stdout.trim())
+        .unwrap_or_else(|e| panic!("{file} {extra:?}: not JSON ({e}): {}", run.stderr))
+}
+
+fn stat(out: &Value, key: &str) -> u64 {
+    out["stats"][key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no stats.{key} in {out}"))
+}
+
+/// §6.1, Type B: on a program whose input branches and statistics races are outside the
+/// assertion's slice, the slice explores fewer runs for the same verdict, and the report
+/// counts the pivots it skipped.
+#[test]
+fn type_b_pivots_cut_runs_and_keep_the_verdict() {
+    let root = project_root();
+    let file = "fixtures/verify/type_b_logging.c";
+    let sliced = verify_json(&root, file, &[]);
+    let full = verify_json(&root, file, &["--no-slice"]);
+    assert_eq!(sliced["verdict"], "safe");
+    assert_eq!(full["verdict"], "safe");
+    assert!(stat(&sliced, "type_b_branches") > 0, "{sliced}");
+    assert!(stat(&sliced, "type_b_races") > 0, "{sliced}");
+    assert_eq!(
+        stat(&sliced, "slice_skips"),
+        stat(&sliced, "type_a_cuts")
+            + stat(&sliced, "type_b_branches")
+            + stat(&sliced, "type_b_races")
+    );
+    assert_eq!(stat(&full, "slice_skips"), 0, "{full}");
+    let runs = |o: &Value| stat(o, "runs") + stat(o, "partial_runs");
+    assert!(
+        runs(&sliced) < runs(&full),
+        "runs with the slice {} not below {} without",
+        runs(&sliced),
+        runs(&full)
+    );
+    // Without the extra checks' criteria the slice is not used for Type B pivots.
+    let checked = verify_json(&root, file, &["--check", "deadlock"]);
+    assert_eq!(stat(&checked, "type_b_branches"), 0, "{checked}");
 }

@@ -15,6 +15,7 @@
 //!  "incomplete": [{"reason", "detail"}],
 //!  "strategy": "baseline" | "dpor" | "dpor+ag",
 //!  "stats": {"runs", "partial_runs", "states", "pruned", "sleep_blocked", "slice_skips",
+//!            "type_a_cuts", "type_b_branches", "type_b_races", "cycles",
 //!            "solver_queries", "solver_cache_hits", "solver_time_ms", "time_ms"}}
 //! ```
 //!
@@ -22,7 +23,7 @@
 //! unsupported construct in the front end says `unsupported:` on stderr).
 
 use super::common::InputArgs;
-use analysis::ir::Program;
+use analysis::ir::{Program, StmtId};
 use anyhow::{bail, Context, Result};
 use explorer::concrete::UninitPolicy;
 use explorer::symbolic::{self, Checks, Config, Found, Outcome, Strategy, Verdict};
@@ -97,7 +98,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         bail!("unknown format `{}` (text|json)", args.format);
     }
     let program = args.input.load()?;
-    let config = config(&args, &program)?;
+    let mut config = config(&args, &program)?;
+    config.relevant = type_b_slice(&program, &config);
     let outcome = symbolic::verify(&program, &config)?;
     if let (Some(path), Some(found)) = (&args.witness_out, outcome.violations.first()) {
         let text = serde_json::to_string_pretty(&found.witness)?;
@@ -155,6 +157,20 @@ fn config(args: &Args, program: &Program) -> Result<Config> {
         c.targets = Some(targets);
     }
     Ok(c)
+}
+
+/// The static slice for §6.1's Type B pivots: the backward slice (rules crate) of the
+/// targets and of everything that can stop, block or end an execution
+/// ([`symbolic::type_b::criteria`]; every `Error` terminator is one, so the targets are
+/// in). Only when the search would use it (dpor+ag with the slice, no extra checks).
+fn type_b_slice(program: &Program, c: &Config) -> Option<std::collections::BTreeSet<StmtId>> {
+    let used = c.slice && c.strategy == Strategy::DporAg && c.checks == Checks::default();
+    if !used {
+        return None;
+    }
+    let facts = analysis::facts::extract(program);
+    let analysis = rules::Analysis::run(&facts);
+    Some(analysis.backward_slice(&symbolic::type_b::criteria(program)))
 }
 
 /// The reason a verdict is `unknown`: the most telling incomplete reason.
@@ -272,5 +288,12 @@ fn to_text(o: &Outcome) -> String {
         st.solver_time_ms,
         st.time_ms
     );
+    if st.slice_skips > 0 {
+        let _ = writeln!(
+            s,
+            "slice (§6.1): {} Type A cuts, {} Type B branches, {} Type B races",
+            st.type_a_cuts, st.type_b_branches, st.type_b_races
+        );
+    }
     s
 }

@@ -214,6 +214,12 @@ pub struct EventInfo {
 pub struct Dpor {
     pub nodes: Vec<NodeInfo>,
     pub events: Vec<EventInfo>,
+    /// For the steps of `events` (a prefix: a step pushed without an entry is not
+    /// outside): the step is outside the slice (see [`super::type_b`]).
+    pub outside: Vec<bool>,
+    /// Races left without a backtrack point because both steps are outside the slice
+    /// (§6.1, Type B interleaving pivots), each counted once.
+    pub type_b_races: u64,
 }
 
 impl Dpor {
@@ -236,6 +242,19 @@ impl Dpor {
     /// after it, then `p`'s event; nothing is added if the backtrack set already holds
     /// one. A chosen initial not enabled there falls back to every enabled thread.
     pub fn races_of_pending(&mut self, p: Tid, clock: &VClock, foot: &[Access]) {
+        self.races_of_pending_sliced(p, clock, foot, false);
+    }
+
+    /// [`Dpor::races_of_pending`] where the pending event is `outside` the slice: a race
+    /// with a step also outside it gets no backtrack point (§6.1, Type B), and the
+    /// search goes on to earlier steps.
+    pub fn races_of_pending_sliced(
+        &mut self,
+        p: Tid,
+        clock: &VClock,
+        foot: &[Access],
+        outside: bool,
+    ) {
         for i in (0..self.events.len()).rev() {
             let e = &self.events[i];
             if e.tid == p || !racing(&e.foot, foot) {
@@ -243,6 +262,15 @@ impl Dpor {
             }
             if clock.get(e.tid) > i as u32 {
                 continue; // step i happens before p's next event
+            }
+            if outside && self.outside.get(i).copied().unwrap_or(false) {
+                // Counted once: at the node where the race is first seen, right after
+                // the later of step i and p's previous step.
+                let p_last = self.events.iter().rposition(|e| e.tid == p);
+                if p_last.map_or(i, |l| l.max(i)) + 1 == self.events.len() {
+                    self.type_b_races += 1;
+                }
+                continue;
             }
             let initials = self.initials(i, p, clock);
             let node = &mut self.nodes[e.node];
@@ -384,5 +412,42 @@ mod tests {
         let c1 = d.clock_of(1, &VClock::default(), &[Access::read(mem(1))]);
         assert_eq!(c1.get(0), 1);
         assert_eq!(c1.get(1), 2);
+    }
+
+    #[test]
+    fn races_between_two_steps_outside_the_slice_get_no_backtrack_point() {
+        let node = NodeInfo {
+            enabled: vec![0, 1],
+            backtrack: BTreeSet::from([0]),
+            done: BTreeSet::new(),
+            sleep: vec![],
+            clocks: vec![VClock::default(), VClock::default()],
+            state: None,
+        };
+        let w = vec![Access::write(mem(1))];
+        let mut d = Dpor::default();
+        d.nodes.push(node.clone());
+        let c0 = d.clock_of(0, &VClock::default(), &w);
+        d.events.push(EventInfo {
+            tid: 0,
+            node: 0,
+            foot: w.clone(),
+            clock: c0,
+        });
+        d.outside.push(true);
+        d.nodes.push(node);
+        let r = [Access::read(mem(1))];
+        // Both outside: skipped, and counted once.
+        d.races_of_pending_sliced(1, &VClock::default(), &r, true);
+        assert!(!d.nodes[0].backtrack.contains(&1));
+        assert_eq!(d.type_b_races, 1);
+        // The pending read is in the slice: the race stands.
+        d.races_of_pending_sliced(1, &VClock::default(), &r, false);
+        assert!(d.nodes[0].backtrack.contains(&1));
+        // The step is in the slice: the race stands too.
+        d.nodes[0].backtrack.remove(&1);
+        d.outside[0] = false;
+        d.races_of_pending_sliced(1, &VClock::default(), &r, true);
+        assert!(d.nodes[0].backtrack.contains(&1));
     }
 }

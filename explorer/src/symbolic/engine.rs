@@ -222,6 +222,8 @@ pub struct Engine<'p> {
     pub summaries: Option<Summaries>,
     /// Static reachability of the targets, when the Type A cut is on.
     pub reach: Option<super::reach::Reach>,
+    /// The slice for Type B pivots, when it is on and the slice qualifies.
+    pub type_b: Option<super::type_b::TypeB>,
     /// The accesses of the atomic sections whose extent is known, by their begin.
     pub atomic_footprints: FxHashMap<StmtId, Vec<Access>>,
     pub wp_on: bool,
@@ -296,6 +298,7 @@ impl<'p> Engine<'p> {
             on_stack: FxHashMap::default(),
             summaries: wp_on.then(|| Summaries::new(cfg.summary_slots, cfg.summary_size_bound)),
             reach: None,
+            type_b: None,
             atomic_footprints,
             wp_on,
             stats: Stats::default(),
@@ -335,6 +338,8 @@ impl<'p> Engine<'p> {
                     })
             };
             self.reach = Some(super::reach::Reach::new(prog, &mut self.names, &is_target));
+            let relevant = self.cfg.relevant.as_ref();
+            self.type_b = relevant.and_then(|r| super::type_b::TypeB::new(prog, r));
         }
         let st = self.initial_state()?;
         let _ = self.run(st, 0, StepCtx::initial());
@@ -344,6 +349,8 @@ impl<'p> Engine<'p> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
+        self.stats.type_b_races = self.dpor.type_b_races;
+        self.stats.slice_skips += self.dpor.type_b_races;
         self.stats.solver_queries = self.smt.stats.queries;
         self.stats.solver_cache_hits = self.smt.stats.cache_hits;
         self.stats.solver_time_ms = self.smt.stats.time.as_secs_f64() * 1000.0;

@@ -751,7 +751,8 @@ impl<'p> Engine<'p> {
             .collect()
     }
 
-    fn pending_stmt<'s>(&self, st: &'s State, t: Tid) -> Option<&'p Stmt> {
+    /// The statement at thread `t`'s position (its pending event when it is at one).
+    pub fn pending_stmt(&self, st: &State, t: Tid) -> Option<&'p Stmt> {
         let f = st.threads[t].frames.last()?;
         self.prog.function(f.func).blocks[f.block as usize]
             .stmts

@@ -26,7 +26,8 @@
 //!   ([`dpor`]).
 //! - [`Strategy::DporAg`] adds predicate summaries and pruning (Algorithm 2, [`summary`]),
 //!   repairing DPOR's backtrack sets from the RVar/WVar tables at pruned nodes, and
-//!   (unless `Config::slice` is off) skips pivots outside the assertion's static slice.
+//!   (unless `Config::slice` is off) skips pivots outside the assertion's static slice
+//!   ([`reach`] for Type A, [`type_b`] for Type B).
 //!
 //! # Soundness rules
 //! A violation is reported only after its witness replays on the reference interpreter
@@ -38,7 +39,8 @@
 //! [`term`] (hash-consed terms, folding), [`model`] (evaluation), [`smt`] (Z3),
 //! [`value`] (values, arithmetic), [`state`] (threads, memory), [`engine`] (the search
 //! driver, forks, leaves), [`run`] (local statements), [`events`] (visible events),
-//! [`search`] (nodes, strategies), [`dpor`], [`summary`], [`witness`].
+//! [`search`] (nodes, strategies), [`dpor`], [`summary`], [`reach`] and [`type_b`]
+//! (§6.1), [`witness`].
 
 pub mod dpor;
 pub mod engine;
@@ -52,6 +54,7 @@ pub mod smt;
 pub mod state;
 pub mod summary;
 pub mod term;
+pub mod type_b;
 pub mod value;
 pub mod witness;
 
@@ -139,15 +142,15 @@ pub struct Checks {
 pub struct Config {
     /// Default: [`Strategy::DporAg`].
     pub strategy: Strategy,
-    /// Cut nodes from which no thread can reach a target (§6.1, Type A pivots; see
-    /// [`reach`]). Default: true. Only with [`Strategy::DporAg`] and without
-    /// `checks`.
+    /// §6.1's slice pruning: cut nodes from which no thread can reach a target (Type A
+    /// pivots; see [`reach`]) and, with `relevant`, explore one side of branches and one
+    /// order of races outside the slice (Type B pivots; see [`type_b`]). Default: true.
+    /// Only with [`Strategy::DporAg`] and without `checks`.
     pub slice: bool,
-    /// The statements of a static slice of the targets (from the rules crate), for
-    /// §6.1's Type B pivots. Default: `None`. Not used yet: skipping a pivot outside the
-    /// slice is sound only if the slice also follows synchronization (a lock taken or
-    /// not changes which orders the relevant accesses can have), which the rules'
-    /// dependence graph does not.
+    /// A static backward slice (closed under the rules crate's dependences) for Type B
+    /// pivots. Default: `None`. Used only if it contains every
+    /// [`type_b::criteria`] statement (what can stop, block or end an execution, and
+    /// the branches in loops); `agx verify` passes the slice of those.
     pub relevant: Option<BTreeSet<StmtId>>,
     /// Iterations of one loop (per entry, per frame) and activations of one function on
     /// one thread's stack; exceeding it cuts the path. Default: `None` (no bound).
@@ -272,8 +275,15 @@ pub struct Stats {
     pub pruned: u64,
     /// Runs stopped because every enabled thread was asleep.
     pub sleep_blocked: u64,
-    /// Pivots skipped by the slice.
+    /// Pivots skipped by the slice (§6.1): the sum of the next three.
     pub slice_skips: u64,
+    /// Type A: nodes cut because no live thread can reach a target.
+    pub type_a_cuts: u64,
+    /// Type B branch pivots: symbolic branches outside the slice explored on one side.
+    pub type_b_branches: u64,
+    /// Type B interleaving pivots: races between two steps outside the slice left
+    /// without a backtrack point.
+    pub type_b_races: u64,
     /// Runs cut because they returned to a state of their own path (a cycle).
     pub cycles: u64,
     pub solver_queries: u64,

@@ -357,7 +357,10 @@ impl<'p> Engine<'p> {
                     None => break self.end_step(st, k),
                 },
                 Flow::End(e) => break self.leaf(&st, e, &k),
-                Flow::Fork(sides) => break self.fork(sides, cur, &k),
+                Flow::Fork(sides) => {
+                    let sides = self.type_b_sides(&st, cur, sides);
+                    break self.fork(sides, cur, &k);
+                }
             }
         };
         self.with_ops(&ops, sub)

@@ -47,6 +47,10 @@ impl<'p> Engine<'p> {
         // DPOR's race check uses for pending events). The event's clock would also
         // count the very dependences a later reordering must be able to reverse.
         let own = self.step_rw(&st, &k, &start, false);
+        let outside = self.step_outside(idx, t, &k);
+        self.dpor.outside.truncate(self.dpor.events.len());
+        self.dpor.outside.resize(self.dpor.events.len(), false);
+        self.dpor.outside.push(outside);
         self.dpor.events.push(EventInfo {
             tid: t,
             node: idx,
@@ -55,6 +59,7 @@ impl<'p> Engine<'p> {
         });
         let mut sub = self.node(st, sleep, clocks);
         self.dpor.events.pop();
+        self.dpor.outside.truncate(self.dpor.events.len());
         sub.rw.extend(own);
         sub
     }
@@ -134,7 +139,8 @@ impl<'p> Engine<'p> {
                 }
                 if let Some(foot) = self.pending_footprint(&st, p) {
                     let c = clocks.get(p).cloned().unwrap_or_default();
-                    self.dpor.races_of_pending(p, &c, &foot);
+                    let outside = self.pending_outside(&st, p, &foot);
+                    self.dpor.races_of_pending_sliced(p, &c, &foot, outside);
                 }
             }
         }
@@ -235,6 +241,38 @@ impl<'p> Engine<'p> {
         Sub { wp, rw }
     }
 
+    /// Is the step of thread `t` from node `idx` (context `k`) outside the slice (§6.1,
+    /// Type B; see [`super::type_b`])? Its visible event is `t`'s pending statement at
+    /// the node.
+    fn step_outside(&self, idx: usize, t: Tid, k: &StepCtx) -> bool {
+        let Some(tb) = self.type_b.as_ref() else {
+            return false;
+        };
+        if !k.created.is_empty() {
+            return false;
+        }
+        let Some((_, parent)) = self.dpor.nodes[idx].state.as_ref() else {
+            return false;
+        };
+        if parent.threads[t].status != Status::AtEvent {
+            return false;
+        }
+        self.pending_stmt(parent, t)
+            .is_some_and(|s| tb.outside_step(s.id, &s.kind, &k.foot))
+    }
+
+    /// Is thread `p`'s pending event (footprint `foot`) outside the slice?
+    fn pending_outside(&self, st: &State, p: Tid, foot: &[super::dpor::Access]) -> bool {
+        let Some(tb) = self.type_b.as_ref() else {
+            return false;
+        };
+        if st.threads[p].status != Status::AtEvent {
+            return false;
+        }
+        self.pending_stmt(st, p)
+            .is_some_and(|s| tb.outside_step(s.id, &s.kind, foot))
+    }
+
     /// §6.1, Type A: if no live thread can reach a target any more, the subtree cannot
     /// violate the property: it ends here (wp `true`, a partial run) — provided the
     /// accesses the skipped code may make would not race with the path in a way DPOR has
@@ -286,6 +324,7 @@ impl<'p> Engine<'p> {
         }
         self.stats.partial_runs += 1;
         self.stats.slice_skips += 1;
+        self.stats.type_a_cuts += 1;
         Some(Sub {
             wp: self.pool.tru(),
             rw,

@@ -1,0 +1,345 @@
+//! §6.1, Type B pivots: pivots outside the static slice of the targets that are still on
+//! a path to a target. One outgoing edge is explored, the others are skipped.
+//!
+//! # What the slice must contain
+//! The slice is the backward closure (control and data dependence, interference through
+//! shared memory included) of the targets *and* of every statement that can stop, block
+//! or end an execution, or keep it from getting anywhere ([`criteria`]):
+//! - `assume`, `abort`, `exit`, `pthread_exit` and thread ends, the returns of `main`,
+//!   every `Error` terminator (a violation ends the run) and `Unreachable`;
+//! - every synchronization but atomic-section markers (lock, trylock, unlock, wait,
+//!   signal, join, create, init, destroy): taking or not taking one changes which
+//!   threads can block;
+//! - every branch inside a loop (a block on a cycle of its function's graph). Slicing
+//!   by post-dominance is termination-insensitive: a statement after a loop does not
+//!   depend on the loop's exit test. A spin loop `while (flag == 0);` is a blocking
+//!   synchronization in disguise: the order of its reads and the writes of `flag`
+//!   decides which orders of the later statements are possible, so the reads must be
+//!   in the slice (and with them, by interference, the writes).
+//!
+//! Like the Type A cut, a skipped side or order is not searched for undefined behaviour
+//! or unsupported constructs either: those matter to the verdict only where they can
+//! affect a target, which code outside the slice cannot. With deadlock or memory
+//! checks on (`Config::checks`) there is no slice pruning at all.
+//!
+//! [`TypeB::new`] refuses a slice that misses one of them (the search then does no
+//! Type B reduction), so a caller's plain slice of the targets is never misused.
+//!
+//! # Branch pivots (b-PP)
+//! A symbolic branch whose test is outside the slice: both sides lead to the same
+//! values at every slice statement, since nothing in the slice depends on the branch or
+//! on what its sides compute. The sides contain no loop, no blocking and no end of the
+//! run: the test of a loop inside a side is a criterion and control dependent on the
+//! branch, which would put the branch in the slice (likewise for a synchronization or a
+//! stop). The skipped side would have run a finite stretch of plain computation and
+//! non-blocking accesses outside the slice, then joined the explored side's
+//! continuation. The explored side is the first feasible one that does not end
+//! the run at once (a bound, say); its weakest precondition is kept with its guard and
+//! the skipped side claims nothing, so summaries stay under-approximations.
+//!
+//! # Interleaving pivots (i-PP) in DPOR
+//! A race between two steps that are both *outside*: each is a plain load or store by
+//! a statement outside the slice, and touches only memory (no synchronization, no
+//! thread start or end, no [`Loc::All`]). Reversing it changes only values that no
+//! slice statement reads (a write that may reach a slice read is in the slice by
+//! interference dependence; a read outside the slice feeds only code outside it, and a
+//! read that decides how long a loop runs is in it by the loop criterion), and neither
+//! step can block or enable anything. So no backtrack point is added for it
+//! (DPOR's race detection then looks further back, as if the two steps were
+//! independent). Happens-before (the vector clocks) and sleep sets keep the full
+//! dependence: a sleeping thread wakes on any dependent step, which only explores more.
+//! Every other race, and every race of a synchronization, is treated as before; the
+//! RVar/WVar repair of pruned nodes (§5.2) and the Type A cut check recorded accesses
+//! against all races, which can only keep more.
+//!
+//! # Tests
+//! `fixtures/verify/type_b_lock_side.c` fails to `safe` without the synchronization
+//! criteria, `type_b_spin_order.c` without the loop criterion; the random programs of
+//! `tests/differential.rs` include a lock taken on an input (its Theorem 1 check fails
+//! within a few seeds without the synchronization criteria).
+
+use super::dpor::{Access, Loc};
+use super::engine::{Engine, Side, SideNext};
+use super::state::{State, Tid};
+use analysis::ir::{Function, Program, StmtId, StmtKind, SyncOp, TermKind};
+use rustc_hash::FxHashSet;
+use std::collections::BTreeSet;
+
+/// The statements every Type B slice must contain besides the targets (see the module
+/// documentation).
+pub fn criteria(prog: &Program) -> Vec<StmtId> {
+    let mut out = Vec::new();
+    for f in &prog.functions {
+        let on_cycle = blocks_on_cycles(f);
+        for (b, block) in f.blocks.iter().enumerate() {
+            for s in &block.stmts {
+                let stops = match &s.kind {
+                    StmtKind::Assume { .. } => true,
+                    StmtKind::Sync { op, .. } => {
+                        !matches!(op, SyncOp::AtomicBegin | SyncOp::AtomicEnd)
+                    }
+                    _ => false,
+                };
+                if stops {
+                    out.push(s.id);
+                }
+            }
+            let stops = match &block.term.kind {
+                TermKind::Branch { .. } => on_cycle[b],
+                TermKind::Return(_) => f.id == prog.main,
+                TermKind::Goto(_) => false,
+                TermKind::ThreadExit(_)
+                | TermKind::Error(_)
+                | TermKind::Abort
+                | TermKind::Exit(_)
+                | TermKind::Unreachable => true,
+            };
+            if stops {
+                out.push(block.term.id);
+            }
+        }
+    }
+    out
+}
+
+/// Which blocks of `f` lie on a cycle of its control-flow graph (Tarjan's strongly
+/// connected components: a block is on a cycle if its component has two blocks or it
+/// jumps to itself).
+fn blocks_on_cycles(f: &Function) -> Vec<bool> {
+    let n = f.blocks.len();
+    let succ = |b: usize| -> Vec<usize> {
+        f.blocks[b]
+            .term
+            .kind
+            .successors()
+            .iter()
+            .map(|b| b.index())
+            .filter(|&s| s < n)
+            .collect()
+    };
+    let mut index = vec![usize::MAX; n];
+    let mut low = vec![0usize; n];
+    let mut on_stack = vec![false; n];
+    let mut stack = Vec::new();
+    let mut out = vec![false; n];
+    let mut next = 0;
+    for root in 0..n {
+        if index[root] != usize::MAX {
+            continue;
+        }
+        // Iterative Tarjan: (block, successors, position in them).
+        let mut work: Vec<(usize, Vec<usize>, usize)> = Vec::new();
+        index[root] = next;
+        low[root] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        work.push((root, succ(root), 0));
+        while let Some((v, succs, pos)) = work.last_mut() {
+            let v = *v;
+            if *pos < succs.len() {
+                let w = succs[*pos];
+                *pos += 1;
+                if index[w] == usize::MAX {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    let s = succ(w);
+                    work.push((w, s, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            work.pop();
+            if let Some((u, _, _)) = work.last() {
+                low[*u] = low[*u].min(low[v]);
+            }
+            if low[v] == index[v] {
+                let mut comp = Vec::new();
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    comp.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                let cyclic = comp.len() > 1 || succ(v).contains(&v);
+                for w in comp {
+                    out[w] = cyclic;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The slice the search may use for Type B pivots.
+pub struct TypeB {
+    relevant: FxHashSet<StmtId>,
+}
+
+impl TypeB {
+    /// `None` if `relevant` lacks one of the program's [`criteria`] (a plain slice of the
+    /// targets): Type B pivots would not be sound with it.
+    pub fn new(prog: &Program, relevant: &BTreeSet<StmtId>) -> Option<TypeB> {
+        if criteria(prog).iter().any(|s| !relevant.contains(s)) {
+            return None;
+        }
+        Some(TypeB {
+            relevant: relevant.iter().copied().collect(),
+        })
+    }
+
+    /// Is the statement (a branch terminator, say) outside the slice?
+    pub fn outside(&self, stmt: StmtId) -> bool {
+        !self.relevant.contains(&stmt)
+    }
+
+    /// Is a step whose visible event is `kind` (statement `stmt`) with footprint `foot`
+    /// outside the slice in the sense of DPOR races: a plain access by a statement
+    /// outside the slice, touching only memory?
+    pub fn outside_step(&self, stmt: StmtId, kind: &StmtKind, foot: &[Access]) -> bool {
+        matches!(kind, StmtKind::Load { .. } | StmtKind::Store { .. })
+            && self.outside(stmt)
+            && !foot.is_empty()
+            && foot
+                .iter()
+                .all(|a| matches!(a.loc, Loc::Mem(..) | Loc::Obj(_)))
+    }
+}
+
+impl<'p> Engine<'p> {
+    /// The sides of a fork of thread `cur` in state `st` to explore: all of them, or for a
+    /// symbolic branch outside the slice (a Type B branch pivot) only the first feasible
+    /// one that goes on (see the module documentation).
+    pub fn type_b_sides(&mut self, st: &State, cur: Tid, sides: Vec<Side>) -> Vec<Side> {
+        if sides.len() < 2 || !self.is_type_b_branch(st, cur) {
+            return sides;
+        }
+        // Prefer a side that goes on over one that ends the run at once (at a bound).
+        let mut order: Vec<usize> = (0..sides.len()).collect();
+        order.sort_by_key(|&i| matches!(sides[i].next, SideNext::End(..)));
+        let mut pick = None;
+        for &i in &order {
+            match self.feasible(sides[i].guard) {
+                Some(true) => {
+                    pick = Some(i);
+                    break;
+                }
+                Some(false) => {}
+                // The solver gave up: no reduction here.
+                None => return sides,
+            }
+        }
+        let Some(pick) = pick else {
+            return sides;
+        };
+        let skipped = (0..sides.len())
+            .filter(|&i| i != pick)
+            .any(|i| self.feasible(sides[i].guard) != Some(false));
+        if skipped {
+            self.stats.type_b_branches += 1;
+            self.stats.slice_skips += 1;
+            self.trace_event(|| "type B: one side of a branch outside the slice".to_string());
+        }
+        sides.into_iter().nth(pick).into_iter().collect()
+    }
+
+    /// Is thread `cur` of `st` at a symbolic branch outside the slice?
+    fn is_type_b_branch(&self, st: &State, cur: Tid) -> bool {
+        let Some(tb) = self.type_b.as_ref() else {
+            return false;
+        };
+        let Some(f) = st.threads[cur].frames.last() else {
+            return false;
+        };
+        let block = &self.prog.function(f.func).blocks[f.block as usize];
+        f.index as usize >= block.stmts.len()
+            && matches!(block.term.kind, TermKind::Branch { .. })
+            && tb.outside(block.term.id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lowers C source written to a file of its own (the front end reads files).
+    fn lower(name: &str, src: &str) -> Program {
+        let dir = std::env::temp_dir().join(format!("agx-type-b-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join(name);
+        std::fs::write(&path, src).expect("writes the source");
+        analysis::load_program(&path, &Default::default()).expect("lowers")
+    }
+
+    #[test]
+    fn criteria_cover_stops_syncs_and_loop_branches() {
+        let prog = lower(
+            "criteria.c",
+            "#include <pthread.h>\n\
+             extern int __VERIFIER_nondet_int(void);\n\
+             extern void __VERIFIER_assume(int);\n\
+             pthread_mutex_t m; int g;\n\
+             void *t(void *a) { pthread_mutex_lock(&m); g = 1; pthread_mutex_unlock(&m); return 0; }\n\
+             int main() { pthread_t h; int n = __VERIFIER_nondet_int();\n\
+               __VERIFIER_assume(n < 3);\n\
+               if (n == 1) g = 2;\n\
+               for (int i = 0; i < n; i++) g++;\n\
+               pthread_create(&h, 0, t, 0); pthread_join(h, 0); return 0; }\n",
+        );
+        let crit: BTreeSet<StmtId> = criteria(&prog).into_iter().collect();
+        let mut kinds = Vec::new();
+        for f in &prog.functions {
+            for b in &f.blocks {
+                for s in &b.stmts {
+                    if crit.contains(&s.id) {
+                        kinds.push(format!("{:?}", std::mem::discriminant(&s.kind)));
+                    }
+                }
+            }
+        }
+        let syncs = prog
+            .functions
+            .iter()
+            .flat_map(|f| f.blocks.iter().flat_map(|b| &b.stmts))
+            .filter(|s| matches!(s.kind, StmtKind::Sync { .. } | StmtKind::Assume { .. }))
+            .count();
+        assert_eq!(kinds.len(), syncs, "every sync and assume is a criterion");
+        let crit = &crit;
+        let branches: Vec<(bool, bool)> = prog
+            .functions
+            .iter()
+            .flat_map(|f| {
+                let cyc = blocks_on_cycles(f);
+                f.blocks
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, b)| matches!(b.term.kind, TermKind::Branch { .. }))
+                    .map(move |(i, b)| (cyc[i], crit.contains(&b.term.id)))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        // `if (n == 1)` is not on a cycle; the loop test is.
+        assert!(branches.contains(&(false, false)));
+        assert!(branches.contains(&(true, true)));
+        assert!(branches.iter().all(|(c, k)| c == k));
+    }
+
+    #[test]
+    fn a_plain_slice_of_the_targets_is_refused() {
+        let prog = lower(
+            "refused.c",
+            "extern void __VERIFIER_assume(int);\n\
+             extern int __VERIFIER_nondet_int(void);\n\
+             int main() { int x = __VERIFIER_nondet_int(); __VERIFIER_assume(x > 0);\n\
+               if (x < 0) { return 1; } return 0; }\n",
+        );
+        assert!(TypeB::new(&prog, &BTreeSet::new()).is_none());
+        let all: BTreeSet<StmtId> = criteria(&prog).into_iter().collect();
+        assert!(TypeB::new(&prog, &all).is_some());
+    }
+}
