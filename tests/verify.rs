@@ -1,6 +1,6 @@
 //! `agx verify` on the fixtures of fixtures/verify/, under every strategy.
 //!
-//! Each fixture declares its cases in lines ` // agx-verify: EXPECT [OPTIONS]` (EXPECT:
+//! Each fixture declares its cases in lines `// agx-verify: EXPECT [OPTIONS]` (EXPECT:
 //! `safe`, `unknown`, or `violation KIND`), and marks the line where a violation must be
 //! reported with a trailing `// VIOLATION` (`// DEADLOCK` for a deadlock). For every case
 //! and strategy the verdict, kind and line must match, the JSON must follow the
