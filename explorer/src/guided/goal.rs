@@ -87,7 +87,8 @@ fn same_memory(x: &Access, y: &Access) -> bool {
 
 /// The witness of a path: its inputs (from the model) and schedule, then `extra` steps.
 pub fn witness(e: &Engine<'_>, path: &PathCond, extra: &[Tid]) -> Witness {
-    let mut w = crate::symbolic::witness::of_path(e, &path.inputs, &path.model, &path.trace);
+    let mut w =
+        crate::symbolic::witness::of_path(e, &path.inputs, &path.model, &path.trace.to_vec());
     w.schedule.extend(extra.iter().map(|&t| ThreadId(t as u32)));
     w
 }
@@ -170,7 +171,7 @@ pub fn confirm_reach(
         && exec
             .trace
             .iter()
-            .zip(&path.trace)
+            .zip(&path.trace.to_vec())
             .all(|(c, p)| c.thread.0 as usize == p.tid && c.stmt == p.stmt);
     if !same {
         return Err(format!(

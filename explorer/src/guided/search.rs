@@ -301,7 +301,7 @@ impl<'a> Trial<'a> {
             self.refinements_exhausted = true;
             return None;
         }
-        let ran: FxHashSet<StmtId> = best.path.trace.iter().map(|t| t.stmt).collect();
+        let ran: FxHashSet<StmtId> = best.path.trace.to_vec().iter().map(|t| t.stmt).collect();
         let refined = self.refiner.refine(
             &mut self.icfg,
             &best.prog.set,

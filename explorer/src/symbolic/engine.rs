@@ -19,6 +19,7 @@ use crate::concrete::{EventKind, InputSource, ViolationKind};
 use analysis::ir::{DataModel, FuncId, ObjId, ObjectKind, Program, Scalar, Span, StmtId, TermKind};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
+use std::rc::Rc;
 use std::time::Instant;
 
 /// The result of exploring a subtree.
@@ -153,8 +154,63 @@ pub struct PathCond {
     pub pins: FxHashMap<TermId, u64>,
     /// An assignment satisfying `pcon` (the engine's model shortcut relies on it).
     pub model: Assignment,
-    pub trace: Vec<TraceItem>,
+    pub trace: PathTrace,
     pub inputs: Vec<InputRec>,
+}
+
+/// The trace of a stored path, sharing its prefix with the path it grew from: a search
+/// that keeps many states alive stores each step of their common history once, not once
+/// per state (paths run to thousands of steps).
+#[derive(Clone, Default)]
+pub struct PathTrace {
+    last: Option<Rc<TraceChunk>>,
+}
+
+/// The steps a path added to its prefix.
+struct TraceChunk {
+    items: Vec<TraceItem>,
+    prefix: Option<Rc<TraceChunk>>,
+    /// Steps in the prefix and here.
+    len: usize,
+}
+
+impl PathTrace {
+    pub fn len(&self) -> usize {
+        self.last.as_ref().map_or(0, |c| c.len)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// This trace followed by `items`.
+    pub fn extended(&self, items: &[TraceItem]) -> PathTrace {
+        if items.is_empty() {
+            return self.clone();
+        }
+        PathTrace {
+            last: Some(Rc::new(TraceChunk {
+                items: items.to_vec(),
+                prefix: self.last.clone(),
+                len: self.len() + items.len(),
+            })),
+        }
+    }
+
+    /// The steps, first to last.
+    pub fn to_vec(&self) -> Vec<TraceItem> {
+        let mut chunks = Vec::new();
+        let mut at = self.last.as_deref();
+        while let Some(c) = at {
+            chunks.push(c);
+            at = c.prefix.as_deref();
+        }
+        let mut out = Vec::with_capacity(self.len());
+        for c in chunks.iter().rev() {
+            out.extend_from_slice(&c.items);
+        }
+        out
+    }
 }
 
 impl PathCond {
@@ -216,6 +272,9 @@ pub struct Engine<'p> {
     pub model: Assignment,
     pub inputs: Vec<InputRec>,
     pub trace: Vec<TraceItem>,
+    /// The stored trace `install_path` put in place: `trace` starts with it, so
+    /// `capture_path` shares it instead of copying.
+    installed_trace: PathTrace,
     pub dpor: Dpor,
     /// Nodes of the current path by state fingerprint.
     pub on_stack: FxHashMap<u64, Vec<usize>>,
@@ -294,6 +353,7 @@ impl<'p> Engine<'p> {
             model: Assignment::default(),
             inputs: Vec::new(),
             trace: Vec::new(),
+            installed_trace: PathTrace::default(),
             dpor: Dpor::default(),
             on_stack: FxHashMap::default(),
             summaries: wp_on.then(|| Summaries::new(cfg.summary_slots, cfg.summary_size_bound)),
@@ -455,7 +515,8 @@ impl<'p> Engine<'p> {
         self.pins.clone_from(&path.pins);
         self.pin_log.clear();
         self.model = path.model.clone();
-        self.trace.clone_from(&path.trace);
+        self.trace = path.trace.to_vec();
+        self.installed_trace = path.trace.clone();
         self.inputs.clone_from(&path.inputs);
     }
 
@@ -465,8 +526,19 @@ impl<'p> Engine<'p> {
             pcon: self.pcon.clone(),
             pins: self.pins.clone(),
             model: self.model.clone(),
-            trace: self.trace.clone(),
+            trace: self.captured_trace(),
             inputs: self.inputs.clone(),
+        }
+    }
+
+    /// The current trace as a stored one, sharing the installed prefix when the trace
+    /// only grew since `install_path` (as it does within a step).
+    fn captured_trace(&self) -> PathTrace {
+        let n = self.installed_trace.len();
+        if self.trace.len() >= n {
+            self.installed_trace.extended(&self.trace[n..])
+        } else {
+            PathTrace::default().extended(&self.trace)
         }
     }
 
@@ -994,4 +1066,44 @@ pub fn ends_run(kind: &TermKind) -> bool {
         kind,
         TermKind::Error(_) | TermKind::Abort | TermKind::Exit(_)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use analysis::ir::FileId;
+
+    fn item(tid: Tid) -> TraceItem {
+        TraceItem {
+            tid,
+            stmt: StmtId(tid as u32),
+            span: Span {
+                file: FileId(0),
+                line: 1,
+                col: 1,
+            },
+            event: EventKind::Statement,
+        }
+    }
+
+    fn tids(t: &PathTrace) -> Vec<Tid> {
+        t.to_vec().iter().map(|i| i.tid).collect()
+    }
+
+    #[test]
+    fn path_traces_share_their_prefix_and_read_back_in_order() {
+        let root = PathTrace::default().extended(&[item(0), item(1)]);
+        let left = root.extended(&[item(2)]);
+        let right = root.extended(&[item(3), item(4)]);
+        assert_eq!(tids(&root), vec![0, 1]);
+        assert_eq!(tids(&left), vec![0, 1, 2]);
+        assert_eq!(tids(&right), vec![0, 1, 3, 4]);
+        assert_eq!((left.len(), right.len()), (3, 4));
+        assert!(Rc::ptr_eq(
+            left.last.as_ref().unwrap().prefix.as_ref().unwrap(),
+            right.last.as_ref().unwrap().prefix.as_ref().unwrap()
+        ));
+        assert_eq!(tids(&right.extended(&[])), tids(&right));
+        assert!(PathTrace::default().is_empty());
+    }
 }
