@@ -28,6 +28,7 @@ use anyhow::{bail, Context, Result};
 use explorer::concrete::UninitPolicy;
 use explorer::guided::{self, Config, FoundBy, Goal, GoalKind, GoalLocation, Hunt, Stats, Verdict};
 use rules::Analysis;
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -116,8 +117,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         bail!("no goals: give --target FILE:LINE, --assertions, --sarif FILE or --warnings (or the program has none)");
     }
     let abs = RulesAbstraction::new(&facts, &analysis);
+    // A goal's slice does not change between rounds: computed once, on its first round.
+    let mut slices: Vec<Option<BTreeSet<StmtId>>> = vec![None; specs.len()];
     let hunts = guided::hunt_in_rounds(specs.len(), &config(&args), args.first, |i, cfg| {
-        hunt_one(cfg, &program, &analysis, &abs, &specs[i])
+        hunt_one(cfg, &program, &analysis, &abs, &specs[i], &mut slices[i])
     })?;
     let outcomes: Vec<Outcome> = specs
         .into_iter()
@@ -172,6 +175,7 @@ fn hunt_one(
     analysis: &Analysis,
     abs: &RulesAbstraction<'_>,
     spec: &Spec,
+    slice: &mut Option<BTreeSet<StmtId>>,
 ) -> Result<Hunt> {
     let started = Instant::now();
     let goal = match &spec.goal {
@@ -188,7 +192,11 @@ fn hunt_one(
         ));
     }
     let mut cfg = cfg.clone();
-    cfg.relevant = Some(analysis.backward_slice(&stmts));
+    cfg.relevant = Some(
+        slice
+            .get_or_insert_with(|| analysis.backward_slice(&stmts))
+            .clone(),
+    );
     guided::hunt(program, goal, abs, &cfg).with_context(|| format!("hunting {}", spec.label))
 }
 
