@@ -49,6 +49,18 @@ pub struct Finished {
     pub peak_rss_kib: u64,
 }
 
+impl Finished {
+    /// The exit code or the signal of the child, as `results.json` records them (a child
+    /// killed at the time limit died of our SIGKILL).
+    pub fn exit_code_and_signal(&self) -> (Option<i32>, Option<i32>) {
+        match self.end {
+            End::Exited(code) => (Some(code), None),
+            End::Signaled(signal) => (None, Some(signal)),
+            End::TimedOut => (None, Some(libc::SIGKILL)),
+        }
+    }
+}
+
 /// Output kept per stream; the rest is read and dropped so the child never blocks.
 const MAX_CAPTURE: usize = 16 << 20;
 
@@ -199,8 +211,20 @@ fn join_reader(reader: Option<thread::JoinHandle<String>>) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// A child that ended as `end` after printing `stdout` and `stderr`.
+    pub(crate) fn finished(end: End, stdout: &str, stderr: &str) -> Finished {
+        Finished {
+            end,
+            stdout: stdout.into(),
+            stderr: stderr.into(),
+            wall: Duration::from_millis(5),
+            cpu: Duration::from_millis(4),
+            peak_rss_kib: 10_000,
+        }
+    }
 
     fn sh(script: &str) -> Command {
         let mut c = Command::new("sh");

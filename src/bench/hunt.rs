@@ -29,15 +29,13 @@
 //! verdict. A task verify solves that hunt does not confirm is a *miss*: listed, not wrong
 //! (it depends on the time limit).
 
-use super::child::{self, End, Finished, Limits};
+use super::child::Finished;
 use super::median;
 use super::report::{ratio, ratio_text, seconds, Table};
 use super::results::Record;
 use super::run::{millis, Plan};
 use super::task::Task;
-use super::verify::{
-    data_model_flag, first_line_or, memory_exhaustion, names_timeout, unsupported_line, Status,
-};
+use super::verify::{data_model_flag, ending, names_timeout, Ending, Status, KILLED_AT_THE_LIMIT};
 use analysis::ir::DataModel;
 use serde::{Deserialize, Serialize};
 use std::ffi::OsStr;
@@ -192,38 +190,14 @@ fn judged(status: HuntStatus, reason: impl Into<String>) -> Judged {
     }
 }
 
-/// What a finished `agx hunt` child means, in the order of [`super::verify::judge`].
+/// What a finished `agx hunt` child means, read as [`super::verify::judge`] reads verify.
 pub fn judge(finished: &Finished, memory_limit: Option<u64>) -> Judged {
-    if finished.end == End::TimedOut {
-        return judged(HuntStatus::Timeout, "killed at the time limit");
-    }
-    if let Some(reason) = memory_exhaustion(finished, memory_limit) {
-        return judged(HuntStatus::OutOfMemory, reason);
-    }
-    match finished.end {
-        End::Exited(code @ (0 | 1)) => judge_output(code, &finished.stdout),
-        End::Exited(2) => match unsupported_line(&finished.stderr) {
-            Some(line) => judged(HuntStatus::Unsupported, line),
-            None => judged(
-                HuntStatus::Error,
-                first_line_or(&finished.stderr, "exit code 2"),
-            ),
-        },
-        End::Exited(code) => judged(
-            HuntStatus::Error,
-            format!(
-                "exit code {code}: {}",
-                first_line_or(&finished.stderr, "no message")
-            ),
-        ),
-        End::Signaled(signal) => judged(
-            HuntStatus::Error,
-            format!(
-                "killed by signal {signal}: {}",
-                first_line_or(&finished.stderr, "no message")
-            ),
-        ),
-        End::TimedOut => judged(HuntStatus::Timeout, "killed at the time limit"),
+    match ending(finished, memory_limit) {
+        Ending::Output(code) => judge_output(code, &finished.stdout),
+        Ending::Timeout => judged(HuntStatus::Timeout, KILLED_AT_THE_LIMIT),
+        Ending::OutOfMemory(reason) => judged(HuntStatus::OutOfMemory, reason),
+        Ending::Unsupported(reason) => judged(HuntStatus::Unsupported, reason),
+        Ending::Error(reason) => judged(HuntStatus::Error, reason),
     }
 }
 
@@ -312,18 +286,9 @@ pub fn run_one(task: &Task, plan: &Plan, hunt_jobs: usize) -> HuntRecord {
         timeout_secs: plan.timeout_secs,
         jobs: hunt_jobs,
     };
-    let limits = Limits {
-        wall: plan.kill_after(),
-        memory_bytes: plan.memory_bytes,
-    };
-    match child::run(call.command(&plan.program), limits) {
+    match plan.run_child(call.command(&plan.program)) {
         Ok(finished) => fill(&mut record, &finished, judge(&finished, plan.memory_bytes)),
-        Err(e) => {
-            record.reason = Some(format!(
-                "could not start {}: {e}",
-                plan.program.to_string_lossy()
-            ))
-        }
+        Err(reason) => record.reason = Some(reason),
     }
     record
 }
@@ -341,11 +306,7 @@ fn fill(record: &mut HuntRecord, finished: &Finished, judged: Judged) {
     record.wall_time_ms = millis(finished.wall);
     record.cpu_time_ms = millis(finished.cpu);
     record.peak_memory_kib = Some(finished.peak_rss_kib);
-    (record.exit_code, record.signal) = match finished.end {
-        End::Exited(code) => (Some(code), None),
-        End::Signaled(signal) => (None, Some(signal)),
-        End::TimedOut => (None, Some(libc::SIGKILL)),
-    };
+    (record.exit_code, record.signal) = finished.exit_code_and_signal();
 }
 
 /// How verify and hunt relate on one task.
@@ -613,19 +574,8 @@ pub(crate) fn sample_output(verdicts: &[&str]) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bench::child::{tests::finished, End};
     use crate::bench::results::tests::sample_record;
-    use std::time::Duration;
-
-    fn finished(end: End, stdout: &str, stderr: &str) -> Finished {
-        Finished {
-            end,
-            stdout: stdout.into(),
-            stderr: stderr.into(),
-            wall: Duration::from_millis(5),
-            cpu: Duration::from_millis(4),
-            peak_rss_kib: 10_000,
-        }
-    }
 
     fn status_of(code: i32, verdicts: &[&str]) -> HuntStatus {
         let out = sample_output(verdicts).to_string();

@@ -75,6 +75,10 @@ pub struct Settings {
 
 /// The mode of a run that does not say (every version 1 file).
 pub const MODE_TASKS: &str = "tasks";
+/// The mode of `--paper-table2` runs.
+pub const MODE_PAPER_TABLE2: &str = "paper-table2";
+/// The mode of `--hunt` runs.
+pub const MODE_HUNT: &str = "hunt";
 
 fn default_mode() -> String {
     MODE_TASKS.to_string()

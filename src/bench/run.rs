@@ -7,13 +7,14 @@
 //! which gives TIMEOUT. A verdict that arrives inside the grace is kept: a wrong verdict
 //! must never be hidden by a timing detail.
 
-use super::child::{self, End, Limits};
+use super::child::{self, Finished, Limits};
 use super::results::{Record, DEFAULT_STRATEGY};
 use super::score::Outcome;
 use super::task::Task;
 use super::verify::{self, data_model_flag, Judged, Status, VerifyCall};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::ffi::OsString;
+use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -36,6 +37,16 @@ impl Plan {
     pub fn kill_after(&self) -> Duration {
         let limit = Duration::from_secs(self.timeout_secs);
         limit + Duration::from_secs(2) + limit / 10
+    }
+
+    /// Runs `command` under the plan's limits; `Err` says why it did not start.
+    pub fn run_child(&self, command: Command) -> Result<Finished, String> {
+        let limits = Limits {
+            wall: self.kill_after(),
+            memory_bytes: self.memory_bytes,
+        };
+        child::run(command, limits)
+            .map_err(|e| format!("could not start {}: {e}", self.program.to_string_lossy()))
     }
 }
 
@@ -143,31 +154,15 @@ pub fn run_one(task: &Task, strategy: &Option<String>, plan: &Plan) -> Record {
         timeout_secs: plan.timeout_secs,
         extra_args: &task.extra_args,
     };
-    let limits = Limits {
-        wall: plan.kill_after(),
-        memory_bytes: plan.memory_bytes,
-    };
-    match child::run(call.command(&plan.program), limits) {
+    match plan.run_child(call.command(&plan.program)) {
         Ok(finished) => {
-            let judged = verify::judge(&finished, plan.memory_bytes);
             record.wall_time_ms = millis(finished.wall);
             record.cpu_time_ms = millis(finished.cpu);
             record.peak_memory_kib = Some(finished.peak_rss_kib);
-            (record.exit_code, record.signal) = match finished.end {
-                End::Exited(code) => (Some(code), None),
-                End::Signaled(signal) => (None, Some(signal)),
-                End::TimedOut => (None, Some(libc::SIGKILL)),
-            };
-            fill_from_judged(&mut record, judged);
+            (record.exit_code, record.signal) = finished.exit_code_and_signal();
+            fill_from_judged(&mut record, verify::judge(&finished, plan.memory_bytes));
         }
-        Err(e) => set_status(
-            &mut record,
-            Status::Error,
-            Some(format!(
-                "could not start {}: {e}",
-                plan.program.to_string_lossy()
-            )),
-        ),
+        Err(reason) => set_status(&mut record, Status::Error, Some(reason)),
     }
     record
 }

@@ -170,41 +170,54 @@ const ALLOCATION_FAILURES: [&str; 6] = [
 
 /// What a finished `agx verify` child means; `memory_limit` in bytes as given to the child.
 pub fn judge(finished: &Finished, memory_limit: Option<u64>) -> Judged {
+    match ending(finished, memory_limit) {
+        Ending::Output(code) => judge_output(code, &finished.stdout),
+        Ending::Timeout => Judged::new(Status::Timeout, KILLED_AT_THE_LIMIT),
+        Ending::OutOfMemory(reason) => Judged::new(Status::OutOfMemory, reason),
+        Ending::Unsupported(reason) => Judged::new(Status::Unsupported, reason),
+        Ending::Error(reason) => Judged::new(Status::Error, reason),
+    }
+}
+
+/// The reason of [`Ending::Timeout`].
+pub(super) const KILLED_AT_THE_LIMIT: &str = "killed at the time limit";
+
+/// How an agx child (`verify` or `hunt`: same exit codes, JSON on stdout) ended.
+#[derive(Debug)]
+pub(super) enum Ending {
+    /// Exit 0 or 1: the answer is the JSON on stdout.
+    Output(i32),
+    /// Killed at the wall-clock limit.
+    Timeout,
+    OutOfMemory(String),
+    Unsupported(String),
+    Error(String),
+}
+
+/// How `finished` ended, in this order: killed at the time limit, out of memory, an answer
+/// (exit 0 or 1), an unsupported construct (exit 2), any other end.
+pub(super) fn ending(finished: &Finished, memory_limit: Option<u64>) -> Ending {
     if finished.end == End::TimedOut {
-        return Judged::new(Status::Timeout, "killed at the time limit");
+        return Ending::Timeout;
     }
     if let Some(reason) = memory_exhaustion(finished, memory_limit) {
-        return Judged::new(Status::OutOfMemory, reason);
+        return Ending::OutOfMemory(reason);
     }
+    let message = || first_line_or(&finished.stderr, "no message");
     match finished.end {
-        End::Exited(code @ (0 | 1)) => judge_output(code, &finished.stdout),
+        End::Exited(code @ (0 | 1)) => Ending::Output(code),
         End::Exited(2) => match unsupported_line(&finished.stderr) {
-            Some(line) => Judged::new(Status::Unsupported, line),
-            None => Judged::new(
-                Status::Error,
-                first_line_or(&finished.stderr, "exit code 2"),
-            ),
+            Some(line) => Ending::Unsupported(line),
+            None => Ending::Error(first_line_or(&finished.stderr, "exit code 2")),
         },
-        End::Exited(code) => Judged::new(
-            Status::Error,
-            format!(
-                "exit code {code}: {}",
-                first_line_or(&finished.stderr, "no message")
-            ),
-        ),
-        End::Signaled(signal) => Judged::new(
-            Status::Error,
-            format!(
-                "killed by signal {signal}: {}",
-                first_line_or(&finished.stderr, "no message")
-            ),
-        ),
-        End::TimedOut => unreachable!("handled above"),
+        End::Exited(code) => Ending::Error(format!("exit code {code}: {}", message())),
+        End::Signaled(signal) => Ending::Error(format!("killed by signal {signal}: {}", message())),
+        End::TimedOut => Ending::Timeout,
     }
 }
 
 /// Why an abnormal end looks like memory exhaustion, `None` if it does not.
-pub(super) fn memory_exhaustion(finished: &Finished, memory_limit: Option<u64>) -> Option<String> {
+fn memory_exhaustion(finished: &Finished, memory_limit: Option<u64>) -> Option<String> {
     let limit = memory_limit?;
     if matches!(finished.end, End::Exited(0 | 1)) {
         return None;
@@ -265,14 +278,14 @@ pub(super) fn names_timeout(reason: Option<&str>) -> bool {
 }
 
 /// The stderr line that says what is unsupported, without the `error: ` prefix.
-pub(super) fn unsupported_line(stderr: &str) -> Option<String> {
+fn unsupported_line(stderr: &str) -> Option<String> {
     stderr
         .lines()
         .find(|line| line.contains("unsupported"))
         .map(|line| line.trim().trim_start_matches("error: ").to_string())
 }
 
-pub(super) fn first_line_or(text: &str, default: &str) -> String {
+fn first_line_or(text: &str, default: &str) -> String {
     text.lines()
         .map(str::trim)
         .find(|l| !l.is_empty())
@@ -283,18 +296,7 @@ pub(super) fn first_line_or(text: &str, default: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
-
-    fn finished(end: End, stdout: &str, stderr: &str) -> Finished {
-        Finished {
-            end,
-            stdout: stdout.into(),
-            stderr: stderr.into(),
-            wall: Duration::from_millis(5),
-            cpu: Duration::from_millis(4),
-            peak_rss_kib: 10_000,
-        }
-    }
+    use crate::bench::child::tests::finished;
 
     fn status(end: End, stdout: &str, stderr: &str) -> Status {
         judge(&finished(end, stdout, stderr), Some(1 << 30)).status

@@ -11,7 +11,9 @@
 //! contradiction), 2 on an error of the bench itself (no tasks, unwritable output, ...).
 
 use crate::bench::hunt::{self, HuntRecord};
-use crate::bench::results::{Record, Results, Settings, MODE_TASKS, SCHEMA, SCHEMA_VERSION};
+use crate::bench::results::{
+    Record, Results, Settings, MODE_HUNT, MODE_PAPER_TABLE2, MODE_TASKS, SCHEMA, SCHEMA_VERSION,
+};
 use crate::bench::run::{self, strategy_label, Plan};
 use crate::bench::task::Task;
 use crate::bench::{compare, paper, report, task};
@@ -126,8 +128,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         &discovery.problems,
         !args.summary,
     ))?;
-    let wrong = results.records.iter().any(|r| r.outcome.is_wrong());
-    Ok(exit_code(wrong))
+    Ok(exit_code(is_wrong(&results)))
 }
 
 /// `--paper-table2`: the mapped tasks with the three strategies, then the side-by-side table.
@@ -161,7 +162,7 @@ fn run_paper_table2(args: &Args) -> Result<ExitCode> {
         .map(|s| Some(s.to_string()))
         .collect();
     let records = run::run_all(&tasks, &plan);
-    let mut results = results(args, &plan, "paper-table2", records);
+    let mut results = results(args, &plan, MODE_PAPER_TABLE2, records);
     results.paper_table2 = paper::row_results(&results.records);
     write_outputs(args, &results)?;
     print_stdout(&render(&results, &discovery.problems, !args.summary))?;
@@ -171,8 +172,8 @@ fn run_paper_table2(args: &Args) -> Result<ExitCode> {
 /// The report of a run of any mode.
 fn render(results: &Results, problems: &[String], show_tasks: bool) -> String {
     match results.settings.mode.as_str() {
-        "hunt" => hunt::render(&results.records, &results.hunt),
-        "paper-table2" => {
+        MODE_HUNT => hunt::render(&results.records, &results.hunt),
+        MODE_PAPER_TABLE2 => {
             let mut text = report::render(results, problems, false);
             text.push('\n');
             text.push_str(&paper::render(&results.paper_table2, &results.records));
@@ -235,7 +236,7 @@ fn run_hunt(args: &Args, tasks: &[Task]) -> Result<ExitCode> {
             HuntJob::Hunt(h) => hunt_records.push(*h),
         }
     }
-    let mut results = results(args, &plan, "hunt", verify_records);
+    let mut results = results(args, &plan, MODE_HUNT, verify_records);
     results.hunt = hunt_records;
     write_outputs(args, &results)?;
     print_stdout(&render(&results, &[], !args.summary))?;
