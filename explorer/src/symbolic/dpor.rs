@@ -255,6 +255,8 @@ impl Dpor {
         foot: &[Access],
         outside: bool,
     ) {
+        // p's previous step, found once (only needed for a race outside the slice).
+        let mut p_last: Option<Option<usize>> = None;
         for i in (0..self.events.len()).rev() {
             let e = &self.events[i];
             if e.tid == p || !racing(&e.foot, foot) {
@@ -266,7 +268,8 @@ impl Dpor {
             if outside && self.outside.get(i).copied().unwrap_or(false) {
                 // Counted once: at the node where the race is first seen, right after
                 // the later of step i and p's previous step.
-                let p_last = self.events.iter().rposition(|e| e.tid == p);
+                let p_last =
+                    *p_last.get_or_insert_with(|| self.events.iter().rposition(|e| e.tid == p));
                 if p_last.map_or(i, |l| l.max(i)) + 1 == self.events.len() {
                     self.type_b_races += 1;
                 }
@@ -384,17 +387,22 @@ mod tests {
         assert!(dependent(&[Access::read(Loc::All)], &other));
     }
 
-    #[test]
-    fn clocks_join_dependent_steps() {
-        let mut d = Dpor::default();
-        let node = NodeInfo {
+    /// A node where threads 0 and 1 are enabled and 0 is to be explored.
+    fn two_thread_node() -> NodeInfo {
+        NodeInfo {
             enabled: vec![0, 1],
             backtrack: BTreeSet::from([0]),
             done: BTreeSet::new(),
             sleep: vec![],
             clocks: vec![VClock::default(), VClock::default()],
             state: None,
-        };
+        }
+    }
+
+    #[test]
+    fn clocks_join_dependent_steps() {
+        let mut d = Dpor::default();
+        let node = two_thread_node();
         d.nodes.push(node.clone());
         let w = vec![Access::write(mem(1))];
         let c0 = d.clock_of(0, &VClock::default(), &w);
@@ -416,14 +424,7 @@ mod tests {
 
     #[test]
     fn races_between_two_steps_outside_the_slice_get_no_backtrack_point() {
-        let node = NodeInfo {
-            enabled: vec![0, 1],
-            backtrack: BTreeSet::from([0]),
-            done: BTreeSet::new(),
-            sleep: vec![],
-            clocks: vec![VClock::default(), VClock::default()],
-            state: None,
-        };
+        let node = two_thread_node();
         let w = vec![Access::write(mem(1))];
         let mut d = Dpor::default();
         d.nodes.push(node.clone());

@@ -329,6 +329,7 @@ impl<'p> Engine<'p> {
         }
         let dead_marker = names.object(ObjName::Dead);
         let atomic_footprints = super::reach::atomic_sections(prog, &mut names);
+        let back_edges = back_edges(prog);
         let wp_on = cfg.strategy == Strategy::DporAg;
         let started = Instant::now();
         let mut smt = Smt::new(Some(cfg.query_timeout));
@@ -342,8 +343,8 @@ impl<'p> Engine<'p> {
             names,
             statics,
             tls_objects,
-            loop_headers: back_edges(prog).iter().map(|&(f, _, b)| (f, b)).collect(),
-            back_edges: back_edges(prog),
+            loop_headers: back_edges.iter().map(|&(f, _, b)| (f, b)).collect(),
+            back_edges,
             read_regs: read_regs(prog),
             dead_marker,
             pcon: Vec::new(),

@@ -223,13 +223,12 @@ impl<'p> Engine<'p> {
                 }
             }
         }
-        let info = self.dpor.nodes.pop().expect("pushed above");
+        self.dpor.nodes.pop();
         if let Some(v) = self.on_stack.get_mut(&fp) {
             v.pop();
         }
         if let Some(key) = key {
             let keys: Vec<ThreadKey> = st.threads.iter().map(|th| th.key).collect();
-            let _ = info;
             let mut table = rw.relative_to(&keys, self.dpor.events.len());
             if !sleep_free {
                 // A sleep set left executions out of the subtree: its races are not all
@@ -245,20 +244,13 @@ impl<'p> Engine<'p> {
     /// Type B; see [`super::type_b`])? Its visible event is `t`'s pending statement at
     /// the node.
     fn step_outside(&self, idx: usize, t: Tid, k: &StepCtx) -> bool {
-        let Some(tb) = self.type_b.as_ref() else {
-            return false;
-        };
         if !k.created.is_empty() {
             return false;
         }
-        let Some((_, parent)) = self.dpor.nodes[idx].state.as_ref() else {
-            return false;
-        };
-        if parent.threads[t].status != Status::AtEvent {
-            return false;
-        }
-        self.pending_stmt(parent, t)
-            .is_some_and(|s| tb.outside_step(s.id, &s.kind, &k.foot))
+        self.dpor.nodes[idx]
+            .state
+            .as_ref()
+            .is_some_and(|(_, parent)| self.pending_outside(parent, t, &k.foot))
     }
 
     /// Is thread `p`'s pending event (footprint `foot`) outside the slice?

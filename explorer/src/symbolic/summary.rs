@@ -214,21 +214,16 @@ pub struct Accesses(pub FxHashMap<RwEntry, Occurrences>);
 
 impl Accesses {
     pub fn add(&mut self, entry: RwEntry, clock: &VClock, last_race: Option<usize>) {
-        match self.0.get_mut(&entry) {
-            Some(o) => {
+        self.0
+            .entry(entry)
+            .and_modify(|o| {
                 o.clock = o.clock.meet(clock);
                 o.last_race = o.last_race.min(last_race);
-            }
-            None => {
-                self.0.insert(
-                    entry,
-                    Occurrences {
-                        clock: clock.clone(),
-                        last_race,
-                    },
-                );
-            }
-        }
+            })
+            .or_insert_with(|| Occurrences {
+                clock: clock.clone(),
+                last_race,
+            });
     }
 
     pub fn extend(&mut self, other: Accesses) {
