@@ -121,10 +121,7 @@ impl FnBuilder<'_, '_> {
             }
             "__assert_fail" | "__assert_perror_fail" | "__assert" => {
                 let expr = match args.first().map(|a| &a.node) {
-                    Some(Expression::StringLiteral(s)) => {
-                        let b = super::consts::string_bytes(self.l, &s.node, s.span)?;
-                        String::from_utf8_lossy(&b[..b.len() - 1]).into_owned()
-                    }
+                    Some(Expression::StringLiteral(s)) => self.literal_text(s)?,
                     _ => String::new(),
                 };
                 self.terminate(TermKind::Error(Failure::Assertion { expr }));
@@ -214,6 +211,12 @@ impl FnBuilder<'_, '_> {
             None if user_defined => Ok(None),
             None => self.external_call(name, c),
         }
+    }
+
+    /// The text of a string literal (a format, an assertion's expression), without its NUL.
+    pub(super) fn literal_text(&self, s: &Node<StringLiteral>) -> LResult<String> {
+        let bytes = super::consts::string_bytes(self.l, &s.node, s.span)?;
+        Ok(String::from_utf8_lossy(&bytes[..bytes.len() - 1]).into_owned())
     }
 
     /// Evaluates exactly `N` arguments of a built-in, converted to their natural types
@@ -319,8 +322,7 @@ impl FnBuilder<'_, '_> {
                 .l
                 .unsupported(c.span, "printf with a non-literal format");
         };
-        let bytes = super::consts::string_bytes(self.l, &s.node, s.span)?;
-        let text = String::from_utf8_lossy(&bytes[..bytes.len() - 1]).into_owned();
+        let text = self.literal_text(s)?;
         let Some(format) = parse_format(&text, self.l.dm) else {
             return self
                 .l
@@ -554,14 +556,7 @@ pub(crate) fn parse_format(text: &str, dm: DataModel) -> Option<Vec<FormatPiece>
             }
         }
         let conv = chars.next()?;
-        let bits = match len.as_str() {
-            "" => 32,
-            "hh" => 8,
-            "h" => 16,
-            "l" | "z" | "t" => dm.pointer_bits(),
-            "ll" | "j" => 64,
-            _ => return None,
-        };
+        let bits = int_length_bits(&len, dm)?;
         let arg = match conv {
             'd' | 'i' => Scalar::Int { bits, signed: true },
             'u' | 'x' | 'X' | 'o' => Scalar::Int {
@@ -581,6 +576,21 @@ pub(crate) fn parse_format(text: &str, dm: DataModel) -> Option<Vec<FormatPiece>
         out.push(FormatPiece::Text(lit));
     }
     Some(out)
+}
+
+/// The width in bits of an integer conversion with length modifier `len`, shared by the
+/// printf and scanf formats ([`super::scanf`]); `None` for a modifier of no integer type.
+/// `q` and `L` (a BSD/glibc synonym of `ll`) occur only in scanf formats: printf's parser
+/// does not collect them.
+pub(super) fn int_length_bits(len: &str, dm: DataModel) -> Option<u8> {
+    Some(match len {
+        "" => 32,
+        "hh" => 8,
+        "h" => 16,
+        "l" | "z" | "t" => dm.pointer_bits(),
+        "ll" | "q" | "L" | "j" => 64,
+        _ => return None,
+    })
 }
 
 impl Lowerer<'_> {

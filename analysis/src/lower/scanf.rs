@@ -24,6 +24,7 @@
 //! read (`%n`) are rejected as unsupported, as is a non-literal format. Suppressed ones
 //! (`%*s`) write nothing and are accepted.
 
+use super::builtins::int_length_bits;
 use super::expr::Val;
 use super::func::FnBuilder;
 use super::types::CType;
@@ -89,17 +90,9 @@ fn conversion_type(
     width: &str,
     dm: DataModel,
 ) -> Result<Result<Scalar, String>, String> {
-    let int_bits = match len {
-        "" => Some(32),
-        "hh" => Some(8),
-        "h" => Some(16),
-        "l" | "z" | "t" => Some(dm.pointer_bits()),
-        "ll" | "q" | "L" | "j" => Some(64),
-        _ => None,
-    };
     Ok(match conv {
         'd' | 'i' | 'u' | 'o' | 'x' | 'X' => {
-            let bits = int_bits.ok_or("unknown length modifier")?;
+            let bits = int_length_bits(len, dm).ok_or("unknown length modifier")?;
             let signed = matches!(conv, 'd' | 'i');
             Ok(Scalar::Int { bits, signed })
         }
@@ -139,8 +132,7 @@ impl FnBuilder<'_, '_> {
                 .l
                 .unsupported(fmt.span, format!("`{name}` with a non-literal format"));
         };
-        let bytes = super::consts::string_bytes(self.l, &s.node, s.span)?;
-        let text = String::from_utf8_lossy(&bytes[..bytes.len() - 1]).into_owned();
+        let text = self.literal_text(s)?;
         let types = match parse_scan_format(&text, self.l.dm) {
             Ok(t) => t,
             Err(why) => {

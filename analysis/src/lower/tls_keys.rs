@@ -109,35 +109,32 @@ impl FnBuilder<'_, '_> {
             ty: KEY,
         });
         let room = self.compare(BinOp::Lt, Operand::Reg(n), Operand::int(KEYS_MAX, KEY));
-        let (create, full, done) = (self.new_block(), self.new_block(), self.new_block());
-        self.branch(room, create, full);
-
-        self.switch_to(create);
-        let next = self.assign_tmp(
-            KEY,
-            Rvalue::Binary {
-                op: BinOp::Add,
-                ty: KEY,
-                lhs: Operand::Reg(n),
-                rhs: Operand::int(1, KEY),
+        self.if_else(
+            room,
+            |b| {
+                let next = b.assign_tmp(
+                    KEY,
+                    Rvalue::Binary {
+                        op: BinOp::Add,
+                        ty: KEY,
+                        lhs: Operand::Reg(n),
+                        rhs: Operand::int(1, KEY),
+                    },
+                );
+                b.emit(StmtKind::Store {
+                    addr: count,
+                    value: next,
+                    ty: KEY,
+                });
+                b.emit(StmtKind::Store {
+                    addr: key_ptr,
+                    value: Operand::Reg(n),
+                    ty: KEY,
+                });
+                b.set_result(result, 0);
             },
+            |b| b.set_result(result, EAGAIN),
         );
-        self.emit(StmtKind::Store {
-            addr: count,
-            value: next,
-            ty: KEY,
-        });
-        self.emit(StmtKind::Store {
-            addr: key_ptr,
-            value: Operand::Reg(n),
-            ty: KEY,
-        });
-        self.set_result(result, 0);
-        self.goto(done);
-
-        self.switch_to(full);
-        self.set_result(result, EAGAIN);
-        self.goto_and_switch(done);
         self.emit(StmtKind::Sync {
             dst: None,
             op: SyncOp::AtomicEnd,
@@ -161,22 +158,19 @@ impl FnBuilder<'_, '_> {
         });
         let created = self.compare(BinOp::Lt, key.clone(), Operand::Reg(n));
         let result = self.new_reg(None, Scalar::I32);
-        let (set, invalid, done) = (self.new_block(), self.new_block(), self.new_block());
-        self.branch(created, set, invalid);
-
-        self.switch_to(set);
-        let slot = self.value_slot(table, key);
-        self.emit(StmtKind::Store {
-            addr: slot,
-            value,
-            ty: Scalar::Ptr,
-        });
-        self.set_result(result, 0);
-        self.goto(done);
-
-        self.switch_to(invalid);
-        self.set_result(result, EINVAL);
-        self.goto_and_switch(done);
+        self.if_else(
+            created,
+            |b| {
+                let slot = b.value_slot(table, key);
+                b.emit(StmtKind::Store {
+                    addr: slot,
+                    value,
+                    ty: Scalar::Ptr,
+                });
+                b.set_result(result, 0);
+            },
+            |b| b.set_result(result, EINVAL),
+        );
         Ok(int_val(result))
     }
 
@@ -187,24 +181,23 @@ impl FnBuilder<'_, '_> {
         let table = self.key_table();
         let in_table = self.compare(BinOp::Lt, key.clone(), Operand::int(KEYS_MAX, KEY));
         let result = self.new_reg(None, Scalar::Ptr);
-        let (read, null, done) = (self.new_block(), self.new_block(), self.new_block());
-        self.branch(in_table, read, null);
-
-        self.switch_to(read);
-        let slot = self.value_slot(table, key);
-        self.emit(StmtKind::Load {
-            dst: result,
-            addr: slot,
-            ty: Scalar::Ptr,
-        });
-        self.goto(done);
-
-        self.switch_to(null);
-        self.emit(StmtKind::Assign {
-            dst: result,
-            value: Rvalue::Use(Operand::Null),
-        });
-        self.goto_and_switch(done);
+        self.if_else(
+            in_table,
+            |b| {
+                let slot = b.value_slot(table, key);
+                b.emit(StmtKind::Load {
+                    dst: result,
+                    addr: slot,
+                    ty: Scalar::Ptr,
+                });
+            },
+            |b| {
+                b.emit(StmtKind::Assign {
+                    dst: result,
+                    value: Rvalue::Use(Operand::Null),
+                })
+            },
+        );
         Ok(Operand::Reg(result))
     }
 
@@ -270,6 +263,24 @@ impl FnBuilder<'_, '_> {
                 rhs,
             },
         )
+    }
+
+    /// `if cond { then } else { otherwise }`, continuing in the block after both; the
+    /// three blocks are created (and so numbered) then, else, join.
+    fn if_else(
+        &mut self,
+        cond: Operand,
+        then: impl FnOnce(&mut Self),
+        otherwise: impl FnOnce(&mut Self),
+    ) {
+        let (then_bb, else_bb, done) = (self.new_block(), self.new_block(), self.new_block());
+        self.branch(cond, then_bb, else_bb);
+        self.switch_to(then_bb);
+        then(self);
+        self.goto(done);
+        self.switch_to(else_bb);
+        otherwise(self);
+        self.goto_and_switch(done);
     }
 
     fn set_result(&mut self, result: RegId, value: i128) {
