@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{agx_bin, process, project_root, shown};
+use common::{agx_bin, process, project_root, shown, witness};
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
@@ -45,19 +45,7 @@ fn verify(root: &Path, file: &Path, line: usize, strategy: &str) -> Result<Value
 
 /// Replays the witness of a violation with `agx run` and checks it stops at `line`.
 fn replays_to(root: &Path, file: &Path, out: &Value, line: usize) -> Result<(), String> {
-    let witness = std::env::temp_dir().join(format!(
-        "agx-sscanf-test-{}-{line}.json",
-        std::process::id()
-    ));
-    std::fs::write(&witness, out["witness"].to_string()).map_err(|e| e.to_string())?;
-    let args = vec![
-        "run".to_string(),
-        shown(file),
-        "--witness".to_string(),
-        witness.display().to_string(),
-    ];
-    let run = process::run(&agx_bin(), &args, root, LIMIT);
-    let _ = std::fs::remove_file(&witness);
+    let run = witness::replay(root, file, out, "sscanf", line as u64, LIMIT)?;
     if run.code == Some(1) && run.stderr.contains(&format!("sscanf.c:{line}:")) {
         Ok(())
     } else {

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{agx_bin, files_with_ext, process, project_root, shown};
+use common::{agx_bin, files_with_ext, process, project_root, shown, witness};
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
@@ -84,19 +84,7 @@ fn check_schema(out: &Value) -> Result<(), String> {
 
 /// Replays the witness of `out` and checks it ends in the same violation.
 fn replay(root: &Path, file: &Path, out: &Value, line: u64) -> Result<(), String> {
-    let dir = std::env::temp_dir().join(format!("agx-verify-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("w");
-    let witness = dir.join(format!("{stem}-{}.json", line));
-    std::fs::write(&witness, out["witness"].to_string()).map_err(|e| e.to_string())?;
-    let args = vec![
-        "run".to_string(),
-        shown(file),
-        "--witness".to_string(),
-        witness.display().to_string(),
-    ];
-    let run = process::run(&agx_bin(), &args, root, LIMIT);
-    let _ = std::fs::remove_file(&witness);
+    let run = witness::replay(root, file, out, "verify", line, LIMIT)?;
     let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
     if run.code != Some(1) || !run.stderr.contains(&format!("{name}:{line}")) {
         return Err(format!(

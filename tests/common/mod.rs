@@ -7,6 +7,7 @@
 
 pub mod fixture;
 pub mod process;
+pub mod witness;
 
 use std::path::{Path, PathBuf};
 
