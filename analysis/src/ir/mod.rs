@@ -813,6 +813,34 @@ impl Function {
     pub fn reg(&self, id: RegId) -> &RegInfo {
         &self.regs[id.index()]
     }
+
+    /// Which blocks lie on a cycle of the control-flow graph (a strongly connected
+    /// component of two or more blocks, or a block that jumps to itself).
+    pub fn blocks_on_cycles(&self) -> Vec<bool> {
+        use petgraph::graph::{DiGraph, NodeIndex};
+        let n = self.blocks.len();
+        let mut g = DiGraph::<(), ()>::with_capacity(n, 2 * n);
+        for _ in 0..n {
+            g.add_node(());
+        }
+        for (b, block) in self.blocks.iter().enumerate() {
+            for s in block.term.kind.successors() {
+                if s.index() < n {
+                    g.add_edge(NodeIndex::new(b), NodeIndex::new(s.index()), ());
+                }
+            }
+        }
+        let mut out = vec![false; n];
+        for comp in petgraph::algo::tarjan_scc(&g) {
+            let first = comp[0];
+            if comp.len() > 1 || g.contains_edge(first, first) {
+                for b in comp {
+                    out[b.index()] = true;
+                }
+            }
+        }
+        out
+    }
 }
 
 /// Where a memory object lives and how long.

@@ -61,7 +61,7 @@
 use super::dpor::{Access, Loc};
 use super::engine::{Engine, Side, SideNext};
 use super::state::{State, Tid};
-use analysis::ir::{Function, Program, StmtId, StmtKind, SyncOp, TermKind};
+use analysis::ir::{Program, StmtId, StmtKind, SyncOp, TermKind};
 use rustc_hash::FxHashSet;
 use std::collections::BTreeSet;
 
@@ -70,7 +70,7 @@ use std::collections::BTreeSet;
 pub fn criteria(prog: &Program) -> Vec<StmtId> {
     let mut out = Vec::new();
     for f in &prog.functions {
-        let on_cycle = blocks_on_cycles(f);
+        let on_cycle = f.blocks_on_cycles();
         for (b, block) in f.blocks.iter().enumerate() {
             for s in &block.stmts {
                 let stops = match &s.kind {
@@ -96,80 +96,6 @@ pub fn criteria(prog: &Program) -> Vec<StmtId> {
             };
             if stops {
                 out.push(block.term.id);
-            }
-        }
-    }
-    out
-}
-
-/// Which blocks of `f` lie on a cycle of its control-flow graph (Tarjan's strongly
-/// connected components: a block is on a cycle if its component has two blocks or it
-/// jumps to itself).
-fn blocks_on_cycles(f: &Function) -> Vec<bool> {
-    let n = f.blocks.len();
-    let succ = |b: usize| -> Vec<usize> {
-        f.blocks[b]
-            .term
-            .kind
-            .successors()
-            .iter()
-            .map(|b| b.index())
-            .filter(|&s| s < n)
-            .collect()
-    };
-    let mut index = vec![usize::MAX; n];
-    let mut low = vec![0usize; n];
-    let mut on_stack = vec![false; n];
-    let mut stack = Vec::new();
-    let mut out = vec![false; n];
-    let mut next = 0;
-    for root in 0..n {
-        if index[root] != usize::MAX {
-            continue;
-        }
-        // Iterative Tarjan: (block, successors, position in them).
-        let mut work: Vec<(usize, Vec<usize>, usize)> = Vec::new();
-        index[root] = next;
-        low[root] = next;
-        next += 1;
-        stack.push(root);
-        on_stack[root] = true;
-        work.push((root, succ(root), 0));
-        while let Some((v, succs, pos)) = work.last_mut() {
-            let v = *v;
-            if *pos < succs.len() {
-                let w = succs[*pos];
-                *pos += 1;
-                if index[w] == usize::MAX {
-                    index[w] = next;
-                    low[w] = next;
-                    next += 1;
-                    stack.push(w);
-                    on_stack[w] = true;
-                    let s = succ(w);
-                    work.push((w, s, 0));
-                } else if on_stack[w] {
-                    low[v] = low[v].min(index[w]);
-                }
-                continue;
-            }
-            work.pop();
-            if let Some((u, _, _)) = work.last() {
-                low[*u] = low[*u].min(low[v]);
-            }
-            if low[v] == index[v] {
-                let mut comp = Vec::new();
-                while let Some(w) = stack.pop() {
-                    on_stack[w] = false;
-                    comp.push(w);
-                    if w == v {
-                        break;
-                    }
-                }
-                let cyclic = comp.len() > 1 || succ(v).contains(&v);
-                for w in comp {
-                    out[w] = cyclic;
-                }
             }
         }
     }
@@ -314,7 +240,7 @@ mod tests {
             .functions
             .iter()
             .flat_map(|f| {
-                let cyc = blocks_on_cycles(f);
+                let cyc = f.blocks_on_cycles();
                 f.blocks
                     .iter()
                     .enumerate()
