@@ -7,9 +7,10 @@
 //! or end an execution, or keep it from getting anywhere ([`criteria`]):
 //! - `assume`, `abort`, `exit`, `pthread_exit` and thread ends, the returns of `main`,
 //!   every `Error` terminator (a violation ends the run) and `Unreachable`;
-//! - every synchronization but atomic-section markers (lock, trylock, unlock, wait,
-//!   signal, join, create, init, destroy): taking or not taking one changes which
-//!   threads can block;
+//! - every synchronization (lock, trylock, unlock, wait, signal, join, create, init,
+//!   destroy): taking or not taking one changes which threads can block; atomic-section
+//!   markers too: a branch that only opens or closes an atomic section decides which
+//!   interleavings of the section's accesses are possible;
 //! - every branch inside a loop (a block on a cycle of its function's graph). Slicing
 //!   by post-dominance is termination-insensitive: a statement after a loop does not
 //!   depend on the loop's exit test. A spin loop `while (flag == 0);` is a blocking
@@ -61,7 +62,7 @@
 use super::dpor::{Access, Loc};
 use super::engine::{Engine, Side, SideNext};
 use super::state::{State, Tid};
-use analysis::ir::{Program, StmtId, StmtKind, SyncOp, TermKind};
+use analysis::ir::{Program, StmtId, StmtKind, TermKind};
 use rustc_hash::FxHashSet;
 use std::collections::BTreeSet;
 
@@ -73,13 +74,7 @@ pub fn criteria(prog: &Program) -> Vec<StmtId> {
         let on_cycle = f.blocks_on_cycles();
         for (b, block) in f.blocks.iter().enumerate() {
             for s in &block.stmts {
-                let stops = match &s.kind {
-                    StmtKind::Assume { .. } => true,
-                    StmtKind::Sync { op, .. } => {
-                        !matches!(op, SyncOp::AtomicBegin | SyncOp::AtomicEnd)
-                    }
-                    _ => false,
-                };
+                let stops = matches!(s.kind, StmtKind::Assume { .. } | StmtKind::Sync { .. });
                 if stops {
                     out.push(s.id);
                 }
