@@ -390,13 +390,18 @@ impl<'p> Engine<'p> {
         if self.cut_on() {
             let prog = self.prog;
             let targets = self.cfg.targets.clone();
+            // The targets, and every block that may end a run with undefined behaviour
+            // or an unsupported construct: the unreduced search would answer UNKNOWN
+            // there, so no cut may hide one (see `type_b::may_fail`).
+            let read = &self.read_regs;
             let is_target = |f: usize, b: usize| {
                 let term = &prog.functions[f].blocks[b].term;
-                matches!(term.kind, TermKind::Error(_))
+                let target = matches!(term.kind, TermKind::Error(_))
                     && targets.as_ref().is_none_or(|ts| {
                         ts.iter()
                             .any(|&(file, line)| term.span.file == file && term.span.line == line)
-                    })
+                    });
+                target || super::type_b::block_may_fail(prog, read, f, b)
             };
             self.reach = Some(super::reach::Reach::new(prog, &mut self.names, &is_target));
             let relevant = self.cfg.relevant.as_ref();
@@ -1025,7 +1030,7 @@ fn back_edges(prog: &Program) -> FxHashSet<(FuncId, u32, u32)> {
 }
 
 /// The registers read anywhere in each function.
-fn read_regs(prog: &Program) -> Vec<FxHashSet<analysis::ir::RegId>> {
+pub fn read_regs(prog: &Program) -> Vec<FxHashSet<analysis::ir::RegId>> {
     prog.functions
         .iter()
         .map(|f| {

@@ -18,10 +18,17 @@
 //!   decides which orders of the later statements are possible, so the reads must be
 //!   in the slice (and with them, by interference, the writes).
 //!
-//! Like the Type A cut, a skipped side or order is not searched for undefined behaviour
-//! or unsupported constructs either: those matter to the verdict only where they can
-//! affect a target, which code outside the slice cannot. With deadlock or memory
-//! checks on (`Config::checks`) there is no slice pruning at all.
+//! - every statement that [`may_fail`]: one that can end a run with undefined
+//!   behaviour (a dereference of a pointer that may be invalid, a division by a
+//!   non-constant divisor, an indirect call, a free, a lock or join misuse) or with a
+//!   construct the engines do not support. With memory checks off such an end makes the
+//!   unreduced search answer UNKNOWN; a reduction that skipped it (one side of a branch,
+//!   one order of a race, or the Type A cut, which treats these statements' blocks as
+//!   targets) would answer SAFE instead (issue 10, case 6). Statements that provably
+//!   cannot fail — copies, integer arithmetic, accesses at a constant address inside a
+//!   static object — are not criteria, so plain computation is still pruned.
+//!
+//! With deadlock or memory checks on (`Config::checks`) there is no slice pruning at all.
 //!
 //! [`TypeB::new`] refuses a slice that misses one of them (the search then does no
 //! Type B reduction), so a caller's plain slice of the targets is never misused.
@@ -62,19 +69,24 @@
 use super::dpor::{Access, Loc};
 use super::engine::{Engine, Side, SideNext};
 use super::state::{State, Tid};
-use analysis::ir::{Program, StmtId, StmtKind, TermKind};
+use analysis::ir::{
+    BinOp, Callee, FormatPiece, ObjectKind, Operand, Program, RegId, Rvalue, Scalar, StmtId,
+    StmtKind, SyncOp, TermKind,
+};
 use rustc_hash::FxHashSet;
 use std::collections::BTreeSet;
 
 /// The statements every Type B slice must contain besides the targets (see the module
 /// documentation).
 pub fn criteria(prog: &Program) -> Vec<StmtId> {
+    let read = super::engine::read_regs(prog);
     let mut out = Vec::new();
     for f in &prog.functions {
         let on_cycle = f.blocks_on_cycles();
         for (b, block) in f.blocks.iter().enumerate() {
             for s in &block.stmts {
-                let stops = matches!(s.kind, StmtKind::Assume { .. } | StmtKind::Sync { .. });
+                let stops = matches!(s.kind, StmtKind::Assume { .. } | StmtKind::Sync { .. })
+                    || may_fail(prog, &read[f.id.index()], &s.kind);
                 if stops {
                     out.push(s.id);
                 }
@@ -95,6 +107,100 @@ pub fn criteria(prog: &Program) -> Vec<StmtId> {
         }
     }
     out
+}
+
+/// Can the statement end a run with undefined behaviour (a memory error, a division by
+/// zero, a bad call or free) or with a construct the engines do not support, when memory
+/// checks are off? Then it is a criterion of every reduction (the Type B slice, the
+/// Type A cut): a reduction that skipped it would answer SAFE where the unreduced search
+/// answers UNKNOWN (see the module documentation). `read` holds the registers its
+/// function reads (a `printf` result that is read is unsupported).
+///
+/// Statements that cannot fail: copies, integer arithmetic other than a division by a
+/// non-constant or zero divisor, integer casts, comparisons of integers, inputs, calls of
+/// external functions without a body, a `printf` of literals and numbers whose result is
+/// unused, an allocation of a constant size, and loads and stores at a constant address
+/// inside a static object (a store not into a string literal). A value of a pointer read
+/// as an integer through a union or a cast pointer is the one way such a statement can
+/// still fail (arithmetic on a pointer value is unsupported); C programs that do that
+/// are outside what this reduction promises to keep.
+pub fn may_fail(prog: &Program, read: &FxHashSet<RegId>, kind: &StmtKind) -> bool {
+    let in_static = |addr: &Operand, ty: &Scalar, store: bool| match addr {
+        Operand::Addr { obj, offset } => {
+            let o = prog.object(*obj);
+            let end = offset.checked_add(ty.bytes(prog.data_model));
+            !(end.is_some_and(|e| e <= o.size)
+                && !(store && matches!(o.kind, ObjectKind::StringLiteral)))
+        }
+        _ => true,
+    };
+    match kind {
+        StmtKind::Load { addr, ty, .. } => in_static(addr, ty, false),
+        StmtKind::Store { addr, ty, .. } => in_static(addr, ty, true),
+        StmtKind::Assign { value, .. } => match value {
+            Rvalue::Use(_) | Rvalue::Uninit(_) | Rvalue::Unary { .. } => false,
+            Rvalue::Binary { op, ty, rhs, .. } => match (op, ty) {
+                (_, Scalar::Ptr) => true,
+                (BinOp::Div | BinOp::Rem, _) => {
+                    !matches!(rhs, Operand::Int { bits, .. } if *bits != 0)
+                }
+                _ => false,
+            },
+            Rvalue::Cast { from, to, .. } => {
+                matches!((from, to), (Scalar::Ptr, Scalar::Int { .. }))
+            }
+            Rvalue::PtrAdd { base, .. } => !matches!(base, Operand::Addr { .. }),
+            Rvalue::PtrDiff { .. } => true,
+        },
+        StmtKind::Call { callee, .. } => matches!(callee, Callee::Indirect(_)),
+        StmtKind::Alloc { size, .. } => !matches!(size, Operand::Int { .. }),
+        StmtKind::Free { .. } => true,
+        StmtKind::Print { dst, format, args } => {
+            if dst.is_some_and(|d| read.contains(&d)) {
+                return true;
+            }
+            let mut next = 0;
+            for piece in format {
+                if let FormatPiece::Conv { conv, .. } = piece {
+                    let arg = args.get(next);
+                    next += 1;
+                    let literal = matches!(arg, Some(Operand::Addr { obj, .. })
+                        if matches!(prog.object(*obj).kind, ObjectKind::StringLiteral));
+                    if *conv == 's' && !literal {
+                        return true;
+                    }
+                }
+            }
+            false
+        }
+        StmtKind::Nondet { .. } | StmtKind::Havoc { .. } | StmtKind::Assume { .. } => false,
+        StmtKind::Sync { op, .. } => sync_may_fail(op),
+    }
+}
+
+/// Can a synchronization end a run with undefined behaviour (a lock or join misuse, a
+/// bad address)? Atomic-section markers cannot; a signal, broadcast or condition
+/// init/destroy cannot when it names a static object.
+fn sync_may_fail(op: &SyncOp) -> bool {
+    match op {
+        SyncOp::AtomicBegin | SyncOp::AtomicEnd => false,
+        SyncOp::CondSignal { cond }
+        | SyncOp::CondBroadcast { cond }
+        | SyncOp::CondInit { cond }
+        | SyncOp::CondDestroy { cond } => !matches!(cond, Operand::Addr { .. }),
+        _ => true,
+    }
+}
+
+/// Does block `b` of function `f` hold a statement that [`may_fail`] (or end in
+/// `Unreachable`)? The Type A cut treats such blocks as targets.
+pub fn block_may_fail(prog: &Program, read: &[FxHashSet<RegId>], f: usize, b: usize) -> bool {
+    let block = &prog.functions[f].blocks[b];
+    matches!(block.term.kind, TermKind::Unreachable)
+        || block
+            .stmts
+            .iter()
+            .any(|s| may_fail(prog, &read[f], &s.kind))
 }
 
 /// The slice the search may use for Type B pivots.
@@ -229,6 +335,8 @@ mod tests {
             .flat_map(|f| f.blocks.iter().flat_map(|b| &b.stmts))
             .filter(|s| matches!(s.kind, StmtKind::Sync { .. } | StmtKind::Assume { .. }))
             .count();
+        // Every sync and assume is a criterion, and so is nothing else here: the
+        // accesses are at constant addresses of globals, the arithmetic is on integers.
         assert_eq!(kinds.len(), syncs, "every sync and assume is a criterion");
         let crit = &crit;
         let branches: Vec<(bool, bool)> = prog
@@ -248,6 +356,42 @@ mod tests {
         assert!(branches.contains(&(false, false)));
         assert!(branches.contains(&(true, true)));
         assert!(branches.iter().all(|(c, k)| c == k));
+    }
+
+    #[test]
+    fn statements_that_may_fail_are_criteria() {
+        let prog = lower(
+            "may_fail.c",
+            "int g; int a[4];\n\
+             int main(int argc, char **argv) { int *p = 0; int i = argc; int q = g / i;\n\
+               int r = g / 2; a[1] = 1; if (argc > 5) *p = 1; a[i] = 2; return q + r; }\n",
+        );
+        let read = crate::symbolic::engine::read_regs(&prog);
+        let main = prog.function(prog.main);
+        let failing: Vec<String> = main
+            .blocks
+            .iter()
+            .flat_map(|b| &b.stmts)
+            .filter(|s| may_fail(&prog, &read[main.id.index()], &s.kind))
+            .map(|s| analysis::ir::stmt_text(&prog, main, &s.kind))
+            .collect();
+        let text = failing.join(" ; ");
+        // The division by `i`, the store through `p`, the store at `a[i]` (and the
+        // address arithmetic feeding it) may fail; `g / 2` and `a[1] = 1` cannot.
+        assert!(failing.iter().any(|s| s.contains("/")), "{text}");
+        assert!(!failing.iter().any(|s| s.contains("/ 2")), "{text}");
+        assert!(
+            failing.iter().filter(|s| s.starts_with("store")).count() == 2,
+            "{text}"
+        );
+        let crit: BTreeSet<StmtId> = criteria(&prog).into_iter().collect();
+        let n = main
+            .blocks
+            .iter()
+            .flat_map(|b| &b.stmts)
+            .filter(|s| crit.contains(&s.id))
+            .count();
+        assert_eq!(n, failing.len(), "{text}");
     }
 
     #[test]
