@@ -38,7 +38,8 @@ impl<'p> Engine<'p> {
             .cloned()
             .collect();
         let mut clocks = parent.clocks.clone();
-        let clock = self.dpor.clock_of(t, &start, &k.foot);
+        let outside = self.step_outside(idx, t, &k);
+        let clock = self.dpor.clock_of_sliced(t, &start, &k.foot, outside);
         set_clock(&mut clocks, t, clock.clone());
         for &c in &k.created {
             set_clock(&mut clocks, c, clock.clone());
@@ -47,7 +48,6 @@ impl<'p> Engine<'p> {
         // DPOR's race check uses for pending events). The event's clock would also
         // count the very dependences a later reordering must be able to reverse.
         let own = self.step_rw(&st, &k, &start, false);
-        let outside = self.step_outside(idx, t, &k);
         self.dpor.outside.truncate(self.dpor.events.len());
         self.dpor.outside.resize(self.dpor.events.len(), false);
         self.dpor.outside.push(outside);

@@ -52,13 +52,27 @@
 //! slice statement reads (a write that may reach a slice read is in the slice by
 //! interference dependence; a read outside the slice feeds only code outside it, and a
 //! read that decides how long a loop runs is in it by the loop criterion), and neither
-//! step can block or enable anything. So no backtrack point is added for it
+//! step can block or enable anything (their addresses are constant: an access through
+//! a pointer [`may_fail`] and is a criterion). So no backtrack point is added for it
 //! (DPOR's race detection then looks further back, as if the two steps were
-//! independent). Happens-before (the vector clocks) and sleep sets keep the full
-//! dependence: a sleeping thread wakes on any dependent step, which only explores more.
-//! Every other race, and every race of a synchronization, is treated as before; the
-//! RVar/WVar repair of pruned nodes (§5.2) and the Type A cut check recorded accesses
-//! against all races, which can only keep more.
+//! independent).
+//!
+//! The treatment must be consistent (issue 10, case 2): DPOR then runs with the
+//! dependence relation D' = D minus the pairs of steps both outside the slice, and
+//! happens-before (the vector clocks, [`super::dpor::Dpor::clock_of_sliced`]) is built
+//! from D' too. Had the clocks kept such a pair's order, a later step ordered after
+//! one of the two only through it (main joining the thread of `y = 2`, which came
+//! after `y = 1`, which came after `x = 1`) would look ordered after the first, and the
+//! race of main's read of `x` with `x = 1` would never be found. DPOR with sleep sets
+//! is sound for any dependence relation under which independent adjacent steps commute
+//! as far as the property can tell; two outside steps do: swapping them changes only
+//! values no slice statement reads, enables and disables nothing, and leaves every
+//! later footprint unchanged. So one run per D'-trace reaches every slice outcome.
+//! Sleep sets keep the full dependence D: a sleeping thread wakes on any dependent
+//! step, which only explores more. Every other race, and every race of a
+//! synchronization, is treated as before; the RVar/WVar repair of pruned nodes (§5.2)
+//! and the Type A cut check recorded accesses against all races, which can only keep
+//! more.
 //!
 //! # Tests
 //! `fixtures/verify/type_b_lock_side.c` fails to `safe` without the synchronization
