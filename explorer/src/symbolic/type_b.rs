@@ -41,9 +41,28 @@
 //! branch, which would put the branch in the slice (likewise for a synchronization or a
 //! stop). The skipped side would have run a finite stretch of plain computation and
 //! non-blocking accesses outside the slice, then joined the explored side's
-//! continuation. The explored side is the first feasible one that does not end
-//! the run at once (a bound, say); its weakest precondition is kept with its guard and
-//! the skipped side claims nothing, so summaries stay under-approximations.
+//! continuation. The explored side is the first feasible one (a branch with a side
+//! that ends the run at once, at a bound say, is not reduced).
+//!
+//! The explored side runs for *every* input, whatever its guard says (issue 10, case
+//! 1): the guard is left out of the path condition, else the test's variables (which
+//! a slice statement may still read, as `assert(k != 1)` after `if (k == 0)
+//! printf(..)`) would stay constrained for the rest of the run. Running the explored
+//! side where the other would have run is a virtual execution; by the argument above
+//! every slice statement sees the same values as in the real one, so a run of the
+//! reduced search violates a target exactly when a real run does. The weakest
+//! precondition of the pivot is the explored side's, without the guard: for every
+//! pre-state it is a sufficient condition for the virtual execution's safety, hence for
+//! the real one's; summaries stay under-approximations.
+//!
+//! Witnesses: the model of a violation is first sought under the path condition *and*
+//! the explored sides' guards (the interpreter then follows the path exactly). If the
+//! violation needs inputs under which a skipped side runs, the witness uses them; the
+//! skipped side contains only plain local computation and accesses outside the slice,
+//! but it may have a different number of visible events than the explored side, so the
+//! schedule may not fit. A witness that then does not replay makes the search start
+//! over without Type B branch pivots (`Engine::type_b_branches`), which finds the
+//! violation with a witness of its own.
 //!
 //! # Interleaving pivots (i-PP) in DPOR
 //! A race between two steps that are both *outside*: each is a plain load or store by
@@ -83,6 +102,7 @@
 use super::dpor::{Access, Loc};
 use super::engine::{Engine, Side, SideNext};
 use super::state::{State, Tid};
+use super::term::TermId;
 use analysis::ir::{
     BinOp, Callee, FormatPiece, ObjectKind, Operand, Program, RegId, Rvalue, Scalar, StmtId,
     StmtKind, SyncOp, TermKind,
@@ -255,10 +275,16 @@ impl TypeB {
 impl<'p> Engine<'p> {
     /// The sides of a fork of thread `cur` in state `st` to explore: all of them, or for a
     /// symbolic branch outside the slice (a Type B branch pivot) only the first feasible
-    /// one that goes on (see the module documentation).
-    pub fn type_b_sides(&mut self, st: &State, cur: Tid, sides: Vec<Side>) -> Vec<Side> {
-        if sides.len() < 2 || !self.is_type_b_branch(st, cur) {
-            return sides;
+    /// one that goes on, with its guard (returned second) left out of the path
+    /// condition and of the weakest precondition (see the module documentation).
+    pub fn type_b_sides(
+        &mut self,
+        st: &State,
+        cur: Tid,
+        sides: Vec<Side>,
+    ) -> (Vec<Side>, Option<TermId>) {
+        if sides.len() < 2 || !self.type_b_branches || !self.is_type_b_branch(st, cur) {
+            return (sides, None);
         }
         // Prefer a side that goes on over one that ends the run at once (at a bound).
         let mut order: Vec<usize> = (0..sides.len()).collect();
@@ -272,21 +298,32 @@ impl<'p> Engine<'p> {
                 }
                 Some(false) => {}
                 // The solver gave up: no reduction here.
-                None => return sides,
+                None => return (sides, None),
             }
         }
         let Some(pick) = pick else {
-            return sides;
+            return (sides, None);
         };
+        // A side that ends the run at once (a bound, or something the search cannot
+        // follow) is not plain computation: keep every side then.
+        if sides.iter().any(|s| matches!(s.next, SideNext::End(..))) {
+            return (sides, None);
+        }
         let skipped = (0..sides.len())
             .filter(|&i| i != pick)
             .any(|i| self.feasible(sides[i].guard) != Some(false));
-        if skipped {
-            self.stats.type_b_branches += 1;
-            self.stats.slice_skips += 1;
-            self.trace_event(|| "type B: one side of a branch outside the slice".to_string());
+        let mut side = sides.into_iter().nth(pick).expect("picked among the sides");
+        if !skipped {
+            return (vec![side], None);
         }
-        sides.into_iter().nth(pick).into_iter().collect()
+        self.stats.type_b_branches += 1;
+        self.stats.slice_skips += 1;
+        self.trace_event(|| "type B: one side of a branch outside the slice".to_string());
+        let guard = side.guard;
+        side.guard = self.pool.tru();
+        side.guard_wp = self.pool.tru();
+        side.pin = None;
+        (vec![side], Some(guard))
     }
 
     /// Is thread `cur` of `st` at a symbolic branch outside the slice?
