@@ -85,6 +85,9 @@ pub struct Args {
     /// Do not run the exhaustive search when the guided trials fail (no REFUTED from it).
     #[arg(long)]
     pub no_refute: bool,
+    /// Do not explore spurious wake-ups of `pthread_cond_wait` (POSIX allows them).
+    #[arg(long)]
+    pub no_spurious_wakeups: bool,
     /// Write each confirmed goal's witness (agx-witness JSON, replayable with
     /// `agx run FILE --witness W`) to DIR/goal-N.json.
     #[arg(long, value_name = "DIR")]
@@ -165,6 +168,7 @@ fn config(args: &Args) -> Config {
     c.unwind = args.unwind;
     c.uninit = args.uninit;
     c.refute = !args.no_refute;
+    c.spurious_wakeups = !args.no_spurious_wakeups;
     c.program_name = args.input.file.display().to_string();
     c
 }

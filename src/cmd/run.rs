@@ -45,6 +45,10 @@ pub struct Args {
     /// Uninitialized locals and malloc memory read as `zero` or as the next input (`nondet`).
     #[arg(long, default_value = "zero", value_name = "zero|nondet")]
     pub uninit: UninitPolicy,
+    /// Reject a schedule entry that wakes a waiting thread without a signal (a spurious
+    /// wake-up, which POSIX allows and explicit schedules may otherwise name).
+    #[arg(long)]
+    pub no_spurious_wakeups: bool,
     /// Replay a witness (JSON) instead of a schedule and inputs given by flags.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["schedule", "inputs", "uninit"])]
     pub witness: Option<PathBuf>,
@@ -135,6 +139,9 @@ fn config(args: &Args, program: &Program) -> Result<RunConfig> {
     };
     config.max_steps = args.max_steps;
     config.max_statements = args.max_statements;
+    if args.no_spurious_wakeups {
+        config.spurious_wakeups = false;
+    }
     config.record_trace = args.trace || args.save_witness.is_some();
     Ok(config)
 }

@@ -88,6 +88,10 @@ pub struct Args {
     /// Print the search's events (ends of runs, prunes) with their paths to stderr.
     #[arg(long)]
     pub trace_search: bool,
+    /// Do not explore spurious wake-ups of `pthread_cond_wait` (POSIX allows them; a
+    /// `safe` verdict then holds only for runs without them, and says so).
+    #[arg(long)]
+    pub no_spurious_wakeups: bool,
     /// Output format.
     #[arg(long, default_value = "text", value_name = "text|json")]
     pub format: String,
@@ -108,7 +112,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if args.format == "json" {
         println!("{}", serde_json::to_string(&to_json(&program, &outcome))?);
     } else {
-        print!("{}", to_text(&outcome));
+        print!("{}", to_text(&outcome, !args.no_spurious_wakeups));
     }
     Ok(match outcome.verdict {
         Verdict::Violation => ExitCode::from(1),
@@ -131,6 +135,7 @@ fn config(args: &Args, program: &Program) -> Result<Config> {
     c.repair = args.repair;
     c.program_name = args.input.file.display().to_string();
     c.trace = args.trace_search;
+    c.spurious_wakeups = !args.no_spurious_wakeups;
     let mut checks = Checks::default();
     for kind in &args.check {
         match kind.as_str() {
@@ -221,7 +226,7 @@ fn to_json(program: &Program, o: &Outcome) -> Value {
     })
 }
 
-fn to_text(o: &Outcome) -> String {
+fn to_text(o: &Outcome, spurious: bool) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     match o.verdict {
@@ -266,7 +271,12 @@ fn to_text(o: &Outcome) -> String {
         Verdict::Safe => {
             let _ = writeln!(
                 s,
-                "SAFE: no assertion can fail (search complete, no bound hit)"
+                "SAFE: no assertion can fail (search complete, no bound hit{})",
+                if spurious {
+                    ""
+                } else {
+                    "; without spurious wake-ups of condition waits"
+                }
             );
         }
         Verdict::Unknown => {

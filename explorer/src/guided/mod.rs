@@ -224,6 +224,9 @@ pub struct Config {
     pub relevant: Option<BTreeSet<StmtId>>,
     /// The program's file name, recorded in witnesses. Default: empty.
     pub program_name: String,
+    /// Spurious wake-ups of condition waits (see
+    /// [`symbolic::Config::spurious_wakeups`](crate::symbolic::Config)). Default: true.
+    pub spurious_wakeups: bool,
 }
 
 impl Default for Config {
@@ -244,6 +247,7 @@ impl Default for Config {
             exhaustive_max_states: None,
             relevant: None,
             program_name: String::new(),
+            spurious_wakeups: true,
         }
     }
 }

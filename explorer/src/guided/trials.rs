@@ -179,6 +179,7 @@ fn engine_config(cfg: &Config) -> symbolic::Config {
         query_timeout: cfg.query_timeout,
         uninit: cfg.uninit,
         program_name: cfg.program_name.clone(),
+        spurious_wakeups: cfg.spurious_wakeups,
         ..symbolic::Config::default()
     }
 }
@@ -395,6 +396,7 @@ fn exhaustive(
         query_timeout: cfg.query_timeout,
         uninit: cfg.uninit,
         program_name: cfg.program_name.clone(),
+        spurious_wakeups: cfg.spurious_wakeups,
         ..symbolic::Config::default()
     };
     match goal.kind {

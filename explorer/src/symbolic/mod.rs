@@ -189,6 +189,11 @@ pub struct Config {
     /// Print the search's events (ends of runs, prunes, sleeping nodes) with their paths
     /// to stderr. Default: false.
     pub trace: bool,
+    /// POSIX lets `pthread_cond_wait` return without a signal: a waiting thread whose
+    /// mutex is free may wake up (re-acquire the mutex) at any step. Off, only signals
+    /// and broadcasts wake waiters, and a `Safe` verdict holds only for that model.
+    /// Default: true.
+    pub spurious_wakeups: bool,
 }
 
 impl Default for Config {
@@ -212,6 +217,7 @@ impl Default for Config {
             repair: Repair::Strict,
             program_name: String::new(),
             trace: false,
+            spurious_wakeups: true,
         }
     }
 }

@@ -480,7 +480,9 @@ impl<'p> Engine<'p> {
     ) -> Executed {
         match st.threads[cur].status {
             Status::AtEvent => {}
-            Status::Reacquire { .. } | Status::Ending { .. } => {
+            Status::Reacquire { .. } | Status::Ending { .. } | Status::Waiting { .. }
+                if self.is_enabled(st, cur) =>
+            {
                 if !self.may_run_event(st, cur, k) {
                     return Executed::parked();
                 }

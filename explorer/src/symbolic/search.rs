@@ -145,7 +145,12 @@ impl<'p> Engine<'p> {
             }
         }
         let enabled = self.enabled_threads(&st);
-        if enabled.is_empty() {
+        // Only spurious wake-ups can happen: a run where none happens deadlocks (a
+        // violation when deadlocks are checked; else the wake-ups are explored).
+        let stuck = enabled
+            .iter()
+            .all(|&t| !self.is_enabled_without_wakeup(&st, t));
+        if enabled.is_empty() || (stuck && self.cfg.checks.deadlock) {
             return self.terminal(&st);
         }
         let fp = st.fingerprint();

@@ -118,5 +118,6 @@ pub fn of_path(
         uninit: e.cfg.uninit,
         inputs,
         schedule: trace.iter().map(|s| ThreadId(s.tid as u32)).collect(),
+        spurious_wakeups: e.cfg.spurious_wakeups,
     }
 }
