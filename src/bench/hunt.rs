@@ -33,7 +33,7 @@ use super::child::Finished;
 use super::median;
 use super::report::{ratio, ratio_text, seconds, Table};
 use super::results::Record;
-use super::run::{millis, Plan};
+use super::run::{millis, NotRun, Plan};
 use super::task::Task;
 use super::verify::{data_model_flag, ending, names_timeout, Ending, Status, KILLED_AT_THE_LIMIT};
 use analysis::ir::DataModel;
@@ -62,7 +62,7 @@ pub fn is_hunt_task(task: &Task) -> bool {
 pub struct HuntCall<'a> {
     pub source: &'a Path,
     pub data_model: DataModel,
-    pub timeout_secs: u64,
+    pub timeout_secs: f64,
     pub jobs: usize,
 }
 
@@ -253,8 +253,9 @@ fn judge_output(code: i32, stdout: &str) -> Judged {
     }
 }
 
-/// Hunts one task (whose source resolved) under the plan's limits.
-pub fn run_one(task: &Task, plan: &Plan, hunt_jobs: usize) -> HuntRecord {
+/// Hunts one task (whose source resolved) under the plan's limits; `None` when the bench
+/// was interrupted during the run.
+pub fn run_one(task: &Task, plan: &Plan, hunt_jobs: usize) -> Option<HuntRecord> {
     let mut record = HuntRecord {
         task: task.id.clone(),
         source: task.source.as_ref().ok().map(|s| s.display().to_string()),
@@ -277,7 +278,7 @@ pub fn run_one(task: &Task, plan: &Plan, hunt_jobs: usize) -> HuntRecord {
         Ok(source) => source,
         Err(reason) => {
             record.reason = Some(reason.clone());
-            return record;
+            return Some(record);
         }
     };
     let call = HuntCall {
@@ -288,9 +289,10 @@ pub fn run_one(task: &Task, plan: &Plan, hunt_jobs: usize) -> HuntRecord {
     };
     match plan.run_child(call.command(&plan.program)) {
         Ok(finished) => fill(&mut record, &finished, judge(&finished, plan.memory_bytes)),
-        Err(reason) => record.reason = Some(reason),
+        Err(NotRun::Failed(reason)) => record.reason = Some(reason),
+        Err(NotRun::Interrupted) => return None,
     }
-    record
+    Some(record)
 }
 
 fn fill(record: &mut HuntRecord, finished: &Finished, judged: Judged) {
@@ -628,7 +630,7 @@ mod tests {
         let call = HuntCall {
             source: Path::new("t/a.c"),
             data_model: DataModel::Ilp32,
-            timeout_secs: 30,
+            timeout_secs: 30.0,
             jobs: 1,
         };
         let cmd = call.command(OsStr::new("agx"));

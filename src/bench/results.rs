@@ -64,7 +64,9 @@ pub struct Results {
 /// The limits and options of a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Settings {
-    pub timeout_s: u64,
+    /// Seconds; written as an integer when whole (as version 2 always wrote it).
+    #[serde(serialize_with = "whole_as_integer")]
+    pub timeout_s: f64,
     pub memory_mb: Option<u64>,
     pub jobs: usize,
     pub strategies: Vec<String>,
@@ -250,6 +252,15 @@ fn csv_field(field: &str) -> String {
     }
 }
 
+/// Writes a whole number of seconds as an integer (`60`, not `60.0`), others as they are.
+fn whole_as_integer<S: serde::Serializer>(secs: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if secs.fract() == 0.0 && *secs >= 0.0 && *secs <= u64::MAX as f64 {
+        s.serialize_u64(*secs as u64)
+    } else {
+        s.serialize_f64(*secs)
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -292,7 +303,7 @@ pub(crate) mod tests {
             agx_version: "0.1.0".to_string(),
             created_unix_s: 1_700_000_000,
             settings: Settings {
-                timeout_s: 60,
+                timeout_s: 60.0,
                 memory_mb: Some(4096),
                 jobs: 2,
                 strategies: vec!["dpor".to_string()],

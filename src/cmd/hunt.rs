@@ -19,9 +19,9 @@
 mod abstraction;
 mod report;
 
-use super::common::InputArgs;
-use super::slice::{parse_location, Location};
+use super::common::{InputArgs, Seconds};
 use super::warnings::{self, WarningKind};
+use crate::driver::{Lines, Location};
 use abstraction::RulesAbstraction;
 use analysis::ir::{Program, StmtId, StmtKind, StmtRef, SyncOp, TermKind};
 use anyhow::{bail, Context, Result};
@@ -31,7 +31,7 @@ use rules::Analysis;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -39,8 +39,9 @@ pub struct Args {
     pub input: InputArgs,
     /// A goal location FILE:LINE. Repeated, the locations make one goal: a distinct
     /// thread at each at the same time.
+    /// A location with no statement where the goal needs one is an error.
     #[arg(long = "target", value_name = "FILE:LINE")]
-    pub targets: Vec<String>,
+    pub targets: Vec<Location>,
     /// Every assertion and `reach_error()` call is a goal.
     #[arg(long)]
     pub assertions: bool,
@@ -72,9 +73,9 @@ pub struct Args {
     #[arg(long)]
     pub first: bool,
     /// Seconds per goal (guided trials and the exhaustive fallback together, over all
-    /// rounds).
-    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
-    pub timeout: f64,
+    /// rounds): more than 0, at most 1000000, fractions allowed.
+    #[arg(long, value_name = "SECS", default_value = "60")]
+    pub timeout: Seconds,
     /// Cut paths where a loop runs more than K iterations or a function recurses more
     /// than K times.
     #[arg(long, value_name = "K")]
@@ -161,7 +162,7 @@ fn config(args: &Args) -> Config {
     c.max_depth = args.max_depth;
     c.max_states = args.max_states;
     c.max_trace_sets = args.max_trace_sets;
-    c.timeout = Duration::from_secs_f64(args.timeout.max(0.0));
+    c.timeout = args.timeout.duration();
     c.unwind = args.unwind;
     c.uninit = args.uninit;
     c.refute = !args.no_refute;
@@ -242,13 +243,13 @@ fn goals(
     analysis: &Analysis,
 ) -> Result<Vec<Spec>> {
     let mut specs = Vec::new();
+    let lines = Lines::of_facts(facts);
     if !args.targets.is_empty() {
-        let locations: Vec<Location> = args
-            .targets
-            .iter()
-            .map(|t| parse_location(t))
-            .collect::<Result<_>>()?;
-        specs.push(target_goal(program, &locations));
+        let spec = target_goal(program, &lines, &args.targets);
+        if let Err(why) = &spec.goal {
+            bail!("--target {why}");
+        }
+        specs.push(spec);
     }
     if args.assertions {
         for t in program.error_sites() {
@@ -273,7 +274,7 @@ fn goals(
         let targets =
             analysis::sarif::read_targets(&text).with_context(|| format!("{}", path.display()))?;
         for t in targets {
-            specs.push(sarif_goal(program, &t));
+            specs.push(sarif_goal(program, &lines, &t));
         }
     }
     if args.warnings {
@@ -312,20 +313,13 @@ fn label_of(parts: &[String]) -> String {
 }
 
 /// The statements of a source line, by what the goal needs there.
-fn stmts_on_line(program: &Program, loc: &Location, need: GoalKind) -> Result<Vec<StmtId>, String> {
-    let file = program
-        .find_file(&loc.file)
-        .ok_or_else(|| format!("`{}` is not a file of the program", loc.file))?;
-    let on_line: Vec<StmtId> = (0..program.stmt_count())
-        .map(|i| StmtId(i as u32))
-        .filter(|&s| {
-            let span = program.stmt(s).span();
-            span.file == file && span.line == loc.line
-        })
-        .collect();
-    if on_line.is_empty() {
-        return Err(format!("no statement of the program at {loc}"));
-    }
+fn stmts_on_line(
+    program: &Program,
+    lines: &Lines,
+    loc: &Location,
+    need: GoalKind,
+) -> Result<Vec<StmtId>, String> {
+    let on_line = lines.statements(loc).map_err(|e| e.to_string())?;
     let kept: Vec<StmtId> = match need {
         GoalKind::Reach => {
             let errors: Vec<StmtId> = on_line
@@ -354,7 +348,7 @@ fn stmts_on_line(program: &Program, loc: &Location, need: GoalKind) -> Result<Ve
     };
     if kept.is_empty() {
         return Err(format!(
-            "no statement at {loc} where a thread can stand for a {} goal",
+            "{loc}: no statement there where a thread can stand for a {} goal",
             need.name()
         ));
     }
@@ -380,6 +374,7 @@ fn is_event(program: &Program, s: StmtId) -> bool {
 /// Builds a goal from locations and a kind (`None`: infer it).
 fn located_goal(
     program: &Program,
+    lines: &Lines,
     locations: &[Location],
     kind: Option<GoalKind>,
 ) -> Result<Goal, String> {
@@ -389,7 +384,7 @@ fn located_goal(
         (None, _) => {
             let all_locks = locations
                 .iter()
-                .all(|l| stmts_on_line(program, l, GoalKind::Deadlock).is_ok());
+                .all(|l| stmts_on_line(program, lines, l, GoalKind::Deadlock).is_ok());
             if all_locks {
                 GoalKind::Deadlock
             } else {
@@ -400,7 +395,7 @@ fn located_goal(
     let mut goal_locations = Vec::new();
     for l in locations {
         goal_locations.push(GoalLocation {
-            stmts: stmts_on_line(program, l, kind)?,
+            stmts: stmts_on_line(program, lines, l, kind)?,
             label: l.to_string(),
         });
     }
@@ -410,16 +405,16 @@ fn located_goal(
     })
 }
 
-fn target_goal(program: &Program, locations: &[Location]) -> Spec {
+fn target_goal(program: &Program, lines: &Lines, locations: &[Location]) -> Spec {
     let label = label_of(&locations.iter().map(|l| l.to_string()).collect::<Vec<_>>());
     Spec {
         origin: "--target".into(),
         label,
-        goal: located_goal(program, locations, None),
+        goal: located_goal(program, lines, locations, None),
     }
 }
 
-fn sarif_goal(program: &Program, t: &analysis::sarif::SarifTarget) -> Spec {
+fn sarif_goal(program: &Program, lines: &Lines, t: &analysis::sarif::SarifTarget) -> Spec {
     use analysis::sarif::TargetKind;
     let locations: Vec<Location> = t
         .locations
@@ -446,6 +441,6 @@ fn sarif_goal(program: &Program, t: &analysis::sarif::SarifTarget) -> Spec {
                 .unwrap_or_default()
         ),
         label,
-        goal: located_goal(program, &locations, kind),
+        goal: located_goal(program, lines, &locations, kind),
     }
 }

@@ -9,7 +9,8 @@
 
 use super::common::InputArgs;
 use super::rules::load_facts;
-use super::slice::{find_file, lines_of, Line};
+use super::slice::{lines_of, Line};
+use crate::driver::Lines;
 use analysis::facts::{Facts, StmtId};
 use anyhow::{bail, Context, Result};
 use rules::{Analysis, Direction};
@@ -102,7 +103,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
 
 /// Every statement on the given lines of `file` (a changed line changes as a whole).
 fn stmts_on_lines(facts: &Facts, file: &str, lines: &BTreeSet<u32>) -> Vec<StmtId> {
-    let Some(file) = find_file(facts, file) else {
+    let Some(file) = Lines::of_facts(facts).find_file(file) else {
         return Vec::new();
     };
     facts

@@ -5,8 +5,9 @@
 
 use super::common::InputArgs;
 use super::rules::load_facts;
+use crate::driver::{Lines, Location};
 use analysis::facts::{Facts, FuncId, StmtId};
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use rules::abstract_system::{AbstractSystem, EdgeKind};
 use rules::Analysis;
 use serde::Serialize;
@@ -19,9 +20,9 @@ use std::process::ExitCode;
 pub struct Args {
     #[command(flatten)]
     pub input: InputArgs,
-    /// A target location `FILE:LINE` (repeatable).
+    /// A target location `FILE:LINE` (repeatable); a line with no statement is an error.
     #[arg(long = "target", value_name = "FILE:LINE")]
-    pub targets: Vec<String>,
+    pub targets: Vec<Location>,
     /// Every assertion and `reach_error()` call is a target.
     #[arg(long)]
     pub assertions: bool,
@@ -31,32 +32,6 @@ pub struct Args {
     /// Output format.
     #[arg(long, default_value = "text", value_parser = ["text", "json", "dot"])]
     pub format: String,
-}
-
-/// A target as the user named it.
-#[derive(Clone, Debug)]
-pub struct Location {
-    pub file: String,
-    pub line: u32,
-}
-
-impl std::fmt::Display for Location {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}", self.file, self.line)
-    }
-}
-
-pub fn parse_location(s: &str) -> Result<Location> {
-    let (file, line) = s
-        .rsplit_once(':')
-        .with_context(|| format!("`{s}`: expected FILE:LINE"))?;
-    let line = line
-        .parse::<u32>()
-        .with_context(|| format!("`{s}`: `{line}` is not a line number"))?;
-    Ok(Location {
-        file: file.to_string(),
-        line,
-    })
 }
 
 /// The locations of every target of a SARIF 2.1.0 log (all locations of a multi-location
@@ -74,46 +49,6 @@ pub fn sarif_locations(path: &std::path::Path) -> Result<Vec<Location>> {
             line: l.line,
         })
         .collect())
-}
-
-/// Finds a file id by exact name, else by final path component.
-pub fn find_file(facts: &Facts, name: &str) -> Option<analysis::facts::FileId> {
-    let files = &facts.names.files;
-    let exact = files.iter().position(|f| f == name);
-    let base = || {
-        let b = std::path::Path::new(name).file_name()?;
-        files
-            .iter()
-            .position(|f| std::path::Path::new(f).file_name() == Some(b))
-    };
-    exact
-        .or_else(base)
-        .map(|i| analysis::facts::FileId(i as u32))
-}
-
-/// The statements a location stands for: its error sites if it has any (the assertion
-/// itself), else every statement on the line.
-pub fn statements_at(facts: &Facts, loc: &Location) -> Vec<StmtId> {
-    let Some(file) = find_file(facts, &loc.file) else {
-        return Vec::new();
-    };
-    let on_line: Vec<StmtId> = facts
-        .stmt_line
-        .iter()
-        .filter(|&&(_, f, l)| f == file && l == loc.line)
-        .map(|s| s.0)
-        .collect();
-    let errors: Vec<StmtId> = facts
-        .error_site
-        .iter()
-        .map(|e| e.0)
-        .filter(|e| on_line.contains(e))
-        .collect();
-    if errors.is_empty() {
-        on_line
-    } else {
-        errors
-    }
 }
 
 /// A source line of the program.
@@ -172,21 +107,21 @@ struct TargetReport {
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let facts = load_facts(&args.input)?;
-    let mut locations: Vec<Location> = Vec::new();
+    let lines = Lines::of_facts(&facts);
     for t in &args.targets {
-        locations.push(parse_location(t)?);
+        lines.statements(t).map_err(|e| anyhow!("--target {e}"))?;
     }
+    let mut locations: Vec<Location> = args.targets.clone();
     if let Some(path) = &args.sarif {
         locations.extend(sarif_locations(path)?);
     }
     if args.assertions {
-        let lines = facts.stmt_lines();
-        for &(e,) in &facts.error_site {
-            if let Some((f, l)) = lines.get(e.index()).copied().flatten() {
-                let file = facts.names.files[f.index()].clone();
-                locations.push(Location { file, line: l });
-            }
-        }
+        locations.extend(
+            facts
+                .error_site
+                .iter()
+                .filter_map(|e| lines.location_of(e.0)),
+        );
     }
     let mut seen = BTreeSet::new();
     locations.retain(|l| seen.insert((l.file.clone(), l.line)));
@@ -196,7 +131,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let analysis = Analysis::run(&facts);
     let mut reports: Vec<TargetReport> = locations
         .iter()
-        .map(|loc| report(&facts, &analysis, loc))
+        .map(|loc| report(&facts, &lines, &analysis, loc))
         .collect();
     rank(&mut reports);
     match args.format.as_str() {
@@ -207,8 +142,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn report(facts: &Facts, analysis: &Analysis, loc: &Location) -> TargetReport {
-    let stmts = statements_at(facts, loc);
+fn report(facts: &Facts, lines: &Lines, analysis: &Analysis, loc: &Location) -> TargetReport {
+    let stmts = lines.target(loc).unwrap_or_default();
     let mut r = TargetReport {
         location: loc.to_string(),
         statements: stmts.iter().map(|s| s.to_string()).collect(),

@@ -22,15 +22,15 @@
 //! Exit codes: 0 no violation found (`safe` or `unknown`), 1 violation, 2 error (an
 //! unsupported construct in the front end says `unsupported:` on stderr).
 
-use super::common::InputArgs;
+use super::common::{InputArgs, Seconds};
+use crate::driver::{Lines, Location};
 use analysis::ir::{Program, StmtId};
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use explorer::concrete::UninitPolicy;
 use explorer::symbolic::{self, Checks, Config, Found, Outcome, Strategy, Verdict};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -53,12 +53,15 @@ pub struct Args {
     /// Cut runs that create more than N threads (main included).
     #[arg(long, value_name = "N", default_value_t = 64)]
     pub max_threads: usize,
-    /// Stop the search after SECS seconds (the verdict is then at best `unknown`).
+    /// Stop the search after SECS seconds (the verdict is then at best `unknown`): more
+    /// than 0, at most 1000000, fractions allowed. Default: no time limit.
     #[arg(long, value_name = "SECS")]
-    pub timeout: Option<f64>,
+    pub timeout: Option<Seconds>,
     /// Check only the assertion or reach_error at FILE:LINE (repeatable).
+    /// A line without a statement, or (without `--check`) without an assertion or
+    /// reach_error call, is an error.
     #[arg(long, value_name = "FILE:LINE")]
-    pub target: Vec<String>,
+    pub target: Vec<Location>,
     /// Also report `deadlock`s and `memory` errors (null/invalid dereference, bounds,
     /// use after free, double free, division by zero, lock and join misuse). Without
     /// `memory`, such an error on a path makes `safe` impossible.
@@ -123,7 +126,7 @@ fn config(args: &Args, program: &Program) -> Result<Config> {
     c.unwind = args.unwind;
     c.max_events = args.max_events;
     c.max_threads = args.max_threads;
-    c.timeout = args.timeout.map(Duration::from_secs_f64);
+    c.timeout = args.timeout.map(Seconds::duration);
     c.uninit = args.uninit;
     c.all_violations = args.all;
     c.summary_slots = args.summary_slots;
@@ -139,23 +142,24 @@ fn config(args: &Args, program: &Program) -> Result<Config> {
             other => bail!("unknown check `{other}` (deadlock|memory)"),
         }
     }
-    c.checks = checks;
     if !args.target.is_empty() {
+        let lines = Lines::of_program(program);
         let mut targets = Vec::new();
         for t in &args.target {
-            let (file, line) = t
-                .rsplit_once(':')
-                .with_context(|| format!("target `{t}` is not FILE:LINE"))?;
-            let line: u32 = line
-                .parse()
-                .with_context(|| format!("target `{t}`: `{line}` is not a line number"))?;
-            let Some(id) = program.find_file(file) else {
-                bail!("target `{t}`: `{file}` is not a file of the program");
-            };
-            targets.push((id, line));
+            let stmts = lines.statements(t).map_err(|e| anyhow!("--target {e}"))?;
+            if checks == Checks::default() && !stmts.iter().any(|&s| lines.is_error_site(s)) {
+                bail!(
+                    "--target {t}: no assertion or reach_error call there (verify checks only \
+                     those without --check)"
+                );
+            }
+            if let Some(file) = lines.find_file(&t.file) {
+                targets.push((file, t.line));
+            }
         }
         c.targets = Some(targets);
     }
+    c.checks = checks;
     Ok(c)
 }
 
