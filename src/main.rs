@@ -4,7 +4,6 @@
 //! crates (analysis → rules → explorer) and prints reports. Exit codes: 0 no violation,
 //! 1 violation found, 2 error.
 
-mod bench;
 mod cmd;
 mod driver;
 

@@ -2,9 +2,9 @@
 //!
 //! Modes: the plain bench (every task with every `--strategy`); `--paper-table2 [CORPUS]`
 //! (the SV-COMP tasks standing for the rows of the paper's Table 2 with baseline, dpor and
-//! dpor+ag, beside the paper's numbers: [`crate::bench::paper`]); `--hunt PATH...`
+//! dpor+ag, beside the paper's numbers: [`bench::paper`]); `--hunt PATH...`
 //! (`agx hunt --assertions` against `agx verify` on the expected-false tasks:
-//! [`crate::bench::hunt`]); `--compare OLD NEW`.
+//! [`bench::hunt`]); `--compare OLD NEW`.
 //!
 //! Exit code: 0 when no verdict is wrong, 1 when some verdict is wrong (so CI can fail
 //! on it; in `--hunt` also a hunt REFUTED on an expected-false task or a hunt/verify
@@ -13,15 +13,16 @@
 //! `--out` and `--csv` are rewritten after every run).
 
 use super::common::Seconds;
-use crate::bench::child;
-use crate::bench::hunt::{self, HuntRecord};
-use crate::bench::results::{
-    Record, Results, Settings, MODE_HUNT, MODE_PAPER_TABLE2, MODE_TASKS, SCHEMA, SCHEMA_VERSION,
-};
-use crate::bench::run::{self, strategy_label, Plan};
-use crate::bench::task::Task;
-use crate::bench::{compare, paper, report, task};
 use anyhow::{bail, Context, Result};
+use bench::child;
+use bench::hunt;
+use bench::results::{
+    HuntRecord, Record, Results, Settings, MODE_HUNT, MODE_PAPER_TABLE2, MODE_TASKS, SCHEMA,
+    SCHEMA_VERSION,
+};
+use bench::run::{self, strategy_label, Plan};
+use bench::task::Task;
+use bench::{compare, paper, report, task};
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -6,19 +6,19 @@
 //! `Result: TRUE`, `Result: FALSE(unreach-call)`, `Result: UNKNOWN`; why there is no
 //! verdict goes to stderr. For FALSE, `--witness-out FILE` writes a YAML violation
 //! witness: format 2.0 with the concurrency extension's `thread_id` on every waypoint
-//! (see `crate::bench::witness` for the exact shape).
+//! (see `bench::witness` for the exact shape).
 //!
 //! Exit code: 0 when a verdict line (TRUE, FALSE or UNKNOWN) was printed, 2 when agx
 //! verify failed (the line is then `Result: UNKNOWN`) or the witness could not be written.
 
 use super::bench::MIN_MEMORY_MIB;
 use super::common::Seconds;
-use crate::bench::child::{self, End, Limits};
-use crate::bench::task::{resolve_source, Definition, Property};
-use crate::bench::verify::{self, data_model_flag, Status, VerifyCall};
-use crate::bench::witness::{self, WitnessTask};
 use analysis::ir::DataModel;
 use anyhow::{anyhow, bail, Context, Result};
+use bench::child::{self, End, Limits};
+use bench::task::{resolve_source, Definition, Property};
+use bench::verify::{self, data_model_flag, Status, VerifyCall};
+use bench::witness::{self, WitnessTask};
 use serde_json::Value;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};

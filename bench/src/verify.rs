@@ -296,7 +296,7 @@ fn first_line_or(text: &str, default: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::child::tests::finished;
+    use crate::child::tests::finished;
 
     fn status(end: End, stdout: &str, stderr: &str) -> Status {
         judge(&finished(end, stdout, stderr), Some(1 << 30)).status

@@ -4,7 +4,7 @@
 //!   group is killed (`agx verify` may have started `gcc -E`), and the end is
 //!   [`End::TimedOut`].
 //! - Memory limit: `RLIMIT_AS` (address space) set in the child before `exec`, so an
-//!   allocation past it fails inside the child; [`super::verify`] recognises the failure.
+//!   allocation past it fails inside the child; the `verify` module recognises the failure.
 //! - The child also gets `PR_SET_PDEATHSIG = SIGKILL`, so an interrupted bench does not
 //!   leave verifiers running.
 //! - Peak memory is `ru_maxrss` from `wait4` (the largest resident set of the child and
