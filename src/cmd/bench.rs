@@ -23,6 +23,7 @@ use bench::results::{
 use bench::run::{self, strategy_label, Plan};
 use bench::task::Task;
 use bench::{compare, paper, report, task};
+use explorer::symbolic::Strategy;
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -76,8 +77,12 @@ pub struct Args {
     pub memory: u64,
     /// Strategy to run (repeat, or separate with commas, to run several side by side);
     /// verify's default when absent.
-    #[arg(long = "strategy", value_name = "S", value_delimiter = ',')]
-    pub strategies: Vec<String>,
+    #[arg(
+        long = "strategy",
+        value_name = "baseline|dpor|dpor+ag",
+        value_delimiter = ','
+    )]
+    pub strategies: Vec<Strategy>,
     /// Write one JSON record per task (schema `agx-bench-results`, version 2).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
@@ -380,12 +385,9 @@ fn plan(args: &Args) -> Result<Plan> {
     };
     let mut strategies: Vec<Option<String>> = Vec::new();
     for s in &args.strategies {
-        let s = s.trim();
-        if s.is_empty() {
-            bail!("empty --strategy");
-        }
-        if !strategies.contains(&Some(s.to_string())) {
-            strategies.push(Some(s.to_string()));
+        let name = Some(s.name().to_string());
+        if !strategies.contains(&name) {
+            strategies.push(name);
         }
     }
     if strategies.is_empty() {

@@ -1,8 +1,9 @@
 //! Options shared by the subcommands that read a C program.
 
+use crate::driver::Location;
 use analysis::ir::DataModel;
 use analysis::{FrontendOptions, Program};
-use anyhow::Result;
+use anyhow::{Context, Result};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -39,6 +40,40 @@ impl InputArgs {
         }
         Ok(program)
     }
+}
+
+/// The targets of `agx hunt` and `agx slice`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct TargetArgs {
+    /// A target location FILE:LINE (repeatable); a line with no statement there is an
+    /// error. In hunt, repeated locations make one goal: a distinct thread at each at once.
+    #[arg(long = "target", value_name = "FILE:LINE")]
+    pub targets: Vec<Location>,
+    /// Every assertion and `reach_error()` call is a target.
+    #[arg(long)]
+    pub assertions: bool,
+    /// Every result of a SARIF 2.1.0 log (static warnings) is a target.
+    #[arg(long, value_name = "FILE")]
+    pub sarif: Option<PathBuf>,
+}
+
+impl TargetArgs {
+    /// The results of the `--sarif` log (none without it).
+    pub fn sarif_targets(&self) -> Result<Vec<analysis::sarif::SarifTarget>> {
+        let Some(path) = &self.sarif else {
+            return Ok(Vec::new());
+        };
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        analysis::sarif::read_targets(&text).with_context(|| format!("{}", path.display()))
+    }
+}
+
+/// `--format` of the commands that print text or one JSON value.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextOrJson {
+    Text,
+    Json,
 }
 
 /// Reads line `line` of `file` (for showing source beside IR and traces).

@@ -19,7 +19,7 @@
 mod abstraction;
 mod report;
 
-use super::common::{InputArgs, Seconds};
+use super::common::{InputArgs, Seconds, TargetArgs};
 use super::warnings::{self, WarningKind};
 use crate::driver::{Lines, Location};
 use abstraction::RulesAbstraction;
@@ -37,17 +37,8 @@ use std::time::Instant;
 pub struct Args {
     #[command(flatten)]
     pub input: InputArgs,
-    /// A goal location FILE:LINE. Repeated, the locations make one goal: a distinct
-    /// thread at each at the same time.
-    /// A location with no statement where the goal needs one is an error.
-    #[arg(long = "target", value_name = "FILE:LINE")]
-    pub targets: Vec<Location>,
-    /// Every assertion and `reach_error()` call is a goal.
-    #[arg(long)]
-    pub assertions: bool,
-    /// Every result of a SARIF 2.1.0 log is a goal.
-    #[arg(long, value_name = "FILE")]
-    pub sarif: Option<PathBuf>,
+    #[command(flatten)]
+    pub targets: TargetArgs,
     /// agx's own static warnings (races, lock-order inversions, assertions) are the goals.
     #[arg(long)]
     pub warnings: bool,
@@ -91,8 +82,16 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     pub witness_dir: Option<PathBuf>,
     /// Output format.
-    #[arg(long, default_value = "text", value_parser = ["text", "json", "sarif"])]
-    pub format: String,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// `--format` of `agx hunt`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+    Sarif,
 }
 
 /// A goal as the user gave it, resolved to statements (or why it cannot be).
@@ -131,16 +130,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if let Some(dir) = &args.witness_dir {
         write_witnesses(dir, &outcomes)?;
     }
-    match args.format.as_str() {
-        "json" => println!(
+    match args.format {
+        Format::Json => println!(
             "{}",
             serde_json::to_string_pretty(&report::json(&program, &outcomes))?
         ),
-        "sarif" => println!(
+        Format::Sarif => println!(
             "{}",
             serde_json::to_string_pretty(&report::sarif(&program, &outcomes))?
         ),
-        _ => print!("{}", report::text(&program, &outcomes)),
+        Format::Text => print!("{}", report::text(&program, &outcomes)),
     }
     let confirmed = outcomes
         .iter()
@@ -244,14 +243,14 @@ fn goals(
 ) -> Result<Vec<Spec>> {
     let mut specs = Vec::new();
     let lines = Lines::of_facts(facts);
-    if !args.targets.is_empty() {
-        let spec = target_goal(program, &lines, &args.targets);
+    if !args.targets.targets.is_empty() {
+        let spec = target_goal(program, &lines, &args.targets.targets);
         if let Err(why) = &spec.goal {
             bail!("--target {why}");
         }
         specs.push(spec);
     }
-    if args.assertions {
+    if args.targets.assertions {
         for t in program.error_sites() {
             let label = program.location(t.span);
             let goal = Goal {
@@ -268,14 +267,8 @@ fn goals(
             });
         }
     }
-    if let Some(path) = &args.sarif {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        let targets =
-            analysis::sarif::read_targets(&text).with_context(|| format!("{}", path.display()))?;
-        for t in targets {
-            specs.push(sarif_goal(program, &lines, &t));
-        }
+    for t in args.targets.sarif_targets()? {
+        specs.push(sarif_goal(program, &lines, &t));
     }
     if args.warnings {
         for w in warnings::compute(facts, analysis, true) {

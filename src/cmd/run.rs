@@ -6,7 +6,7 @@
 //! `--format json` stdout holds one JSON object instead. Exit codes: 0 no violation
 //! (completed, aborted, infeasible, or bound hit), 1 violation, 2 error.
 
-use super::common::InputArgs;
+use super::common::{InputArgs, TextOrJson};
 use analysis::ir::{stmt_text, Program, StmtRef, TermKind};
 use anyhow::{bail, Context, Result};
 use explorer::concrete::{
@@ -61,8 +61,8 @@ pub struct Args {
     #[arg(long)]
     pub trace: bool,
     /// Output format.
-    #[arg(long, default_value = "text", value_parser = ["text", "json"])]
-    pub format: String,
+    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    pub format: TextOrJson,
 }
 
 fn parse_input(text: &str) -> Result<i128, String> {
@@ -96,7 +96,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         let text = serde_json::to_string_pretty(&witness)?;
         std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
     }
-    if args.format == "json" {
+    if args.format == TextOrJson::Json {
         let mut json = serde_json::to_value(&execution)?;
         // Spans name files by index into this list.
         json["files"] = serde_json::to_value(&program.files)?;

@@ -3,52 +3,35 @@
 //! dropped with a reason, the rest by cost: abstract-trace length, threads involved,
 //! slice size).
 
-use super::common::InputArgs;
+use super::common::{InputArgs, TargetArgs};
 use super::rules::load_facts;
 use crate::driver::{Lines, Location};
 use analysis::facts::{Facts, FuncId, StmtId};
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use rules::abstract_system::{AbstractSystem, EdgeKind};
 use rules::Analysis;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
     pub input: InputArgs,
-    /// A target location `FILE:LINE` (repeatable); a line with no statement is an error.
-    #[arg(long = "target", value_name = "FILE:LINE")]
-    pub targets: Vec<Location>,
-    /// Every assertion and `reach_error()` call is a target.
-    #[arg(long)]
-    pub assertions: bool,
-    /// Targets from the results of a SARIF 2.1.0 file of static warnings.
-    #[arg(long, value_name = "FILE")]
-    pub sarif: Option<PathBuf>,
+    #[command(flatten)]
+    pub targets: TargetArgs,
     /// Output format.
-    #[arg(long, default_value = "text", value_parser = ["text", "json", "dot"])]
-    pub format: String,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
-/// The locations of every target of a SARIF 2.1.0 log (all locations of a multi-location
-/// target such as a race, each sliced on its own).
-pub fn sarif_locations(path: &std::path::Path) -> Result<Vec<Location>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let targets =
-        analysis::sarif::read_targets(&text).with_context(|| format!("{}", path.display()))?;
-    Ok(targets
-        .into_iter()
-        .flat_map(|t| t.locations)
-        .map(|l| Location {
-            file: l.file,
-            line: l.line,
-        })
-        .collect())
+/// `--format` of `agx slice`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+    Dot,
 }
 
 /// A source line of the program.
@@ -108,14 +91,22 @@ struct TargetReport {
 pub fn run(args: Args) -> Result<ExitCode> {
     let facts = load_facts(&args.input)?;
     let lines = Lines::of_facts(&facts);
-    for t in &args.targets {
+    for t in &args.targets.targets {
         lines.statements(t).map_err(|e| anyhow!("--target {e}"))?;
     }
-    let mut locations: Vec<Location> = args.targets.clone();
-    if let Some(path) = &args.sarif {
-        locations.extend(sarif_locations(path)?);
-    }
-    if args.assertions {
+    let mut locations: Vec<Location> = args.targets.targets.clone();
+    // Every location of a multi-location result (a race) is sliced on its own.
+    locations.extend(
+        args.targets
+            .sarif_targets()?
+            .into_iter()
+            .flat_map(|t| t.locations)
+            .map(|l| Location {
+                file: l.file,
+                line: l.line,
+            }),
+    );
+    if args.targets.assertions {
         locations.extend(
             facts
                 .error_site
@@ -134,10 +125,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .map(|loc| report(&facts, &lines, &analysis, loc))
         .collect();
     rank(&mut reports);
-    match args.format.as_str() {
-        "json" => println!("{}", serde_json::to_string_pretty(&reports)?),
-        "dot" => print!("{}", dot(&reports)),
-        _ => print!("{}", text(&reports)),
+    match args.format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&reports)?),
+        Format::Dot => print!("{}", dot(&reports)),
+        Format::Text => print!("{}", text(&reports)),
     }
     Ok(ExitCode::SUCCESS)
 }

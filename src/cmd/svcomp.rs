@@ -19,6 +19,7 @@ use bench::child::{self, End, Limits};
 use bench::task::{resolve_source, Definition, Property};
 use bench::verify::{self, data_model_flag, Status, VerifyCall};
 use bench::witness::{self, WitnessTask};
+use explorer::symbolic::Strategy;
 use serde_json::Value;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -50,8 +51,8 @@ pub struct Args {
     #[arg(long, value_name = "ilp32|lp64")]
     pub data_model: Option<DataModel>,
     /// Exploration strategy (verify's default when absent).
-    #[arg(long, value_name = "S")]
-    pub strategy: Option<String>,
+    #[arg(long, value_name = "baseline|dpor|dpor+ag")]
+    pub strategy: Option<Strategy>,
     /// Time limit in seconds: more than 0, at most 1000000, fractions allowed.
     #[arg(long, default_value = "900", value_name = "SECS")]
     pub timeout: Seconds,
@@ -92,7 +93,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let call = VerifyCall {
         source: &source,
         data_model,
-        strategy: args.strategy.as_deref(),
+        strategy: args.strategy.map(Strategy::name),
         timeout_secs: args.timeout.get(),
         extra_args: &[],
     };

@@ -22,7 +22,7 @@
 //! Exit codes: 0 no violation found (`safe` or `unknown`), 1 violation, 2 error (an
 //! unsupported construct in the front end says `unsupported:` on stderr).
 
-use super::common::{InputArgs, Seconds};
+use super::common::{InputArgs, Seconds, TextOrJson};
 use crate::driver::{Lines, Location};
 use analysis::ir::{Program, StmtId};
 use anyhow::{anyhow, bail, Context, Result};
@@ -65,8 +65,8 @@ pub struct Args {
     /// Also report `deadlock`s and `memory` errors (null/invalid dereference, bounds,
     /// use after free, double free, division by zero, lock and join misuse). Without
     /// `memory`, such an error on a path makes `safe` impossible.
-    #[arg(long, value_name = "deadlock,memory", value_delimiter = ',')]
-    pub check: Vec<String>,
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub check: Vec<Check>,
     /// Uninitialized locals and malloc memory: an input (`nondet`, SV-COMP's reading) or
     /// zero.
     #[arg(long, default_value = "nondet", value_name = "nondet|zero")]
@@ -92,14 +92,18 @@ pub struct Args {
     #[arg(long)]
     pub trace_search: bool,
     /// Output format.
-    #[arg(long, default_value = "text", value_name = "text|json")]
-    pub format: String,
+    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    pub format: TextOrJson,
+}
+
+/// `--check`: what verify reports besides assertions and `reach_error`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Check {
+    Deadlock,
+    Memory,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    if !matches!(args.format.as_str(), "text" | "json") {
-        bail!("unknown format `{}` (text|json)", args.format);
-    }
     let program = args.input.load()?;
     let mut config = config(&args, &program)?;
     config.relevant = type_b_slice(&program, &config);
@@ -108,7 +112,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         let text = serde_json::to_string_pretty(&found.witness)?;
         std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
     }
-    if args.format == "json" {
+    if args.format == TextOrJson::Json {
         println!("{}", serde_json::to_string(&to_json(&program, &outcome))?);
     } else {
         print!("{}", to_text(&outcome));
@@ -136,10 +140,9 @@ fn config(args: &Args, program: &Program) -> Result<Config> {
     c.trace = args.trace_search;
     let mut checks = Checks::default();
     for kind in &args.check {
-        match kind.as_str() {
-            "deadlock" => checks.deadlock = true,
-            "memory" => checks.memory = true,
-            other => bail!("unknown check `{other}` (deadlock|memory)"),
+        match kind {
+            Check::Deadlock => checks.deadlock = true,
+            Check::Memory => checks.memory = true,
         }
     }
     if !args.target.is_empty() {
