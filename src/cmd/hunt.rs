@@ -16,18 +16,15 @@
 //! (one result per goal with its verdict, statistics and witness as a thread flow).
 //! Exit codes: 0 nothing confirmed, 1 some goal confirmed, 2 error.
 
-mod abstraction;
 mod report;
 
 use super::common::{InputArgs, Seconds, TargetArgs};
 use super::warnings::{self, WarningKind};
-use crate::driver::{Lines, Location};
-use abstraction::RulesAbstraction;
+use crate::driver::{Driver, Lines, Location, RulesAbstraction};
 use analysis::ir::{Program, StmtId, StmtKind, StmtRef, SyncOp, TermKind};
 use anyhow::{bail, Context, Result};
 use explorer::concrete::UninitPolicy;
-use explorer::guided::{self, Config, FoundBy, Goal, GoalKind, GoalLocation, Hunt, Stats, Verdict};
-use rules::Analysis;
+use explorer::guided::{self, Config, FoundBy, Goal, GoalKind, GoalLocation, Hunt, Verdict};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -109,18 +106,17 @@ pub struct Outcome {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let program = args.input.load()?;
-    let facts = analysis::facts::extract(&program);
-    let analysis = Analysis::run(&facts);
-    let specs = goals(&args, &program, &facts, &analysis)?;
+    let driver = Driver::new(args.input.load()?);
+    let program = driver.program();
+    let specs = goals(&args, &driver)?;
     if specs.is_empty() {
         bail!("no goals: give --target FILE:LINE, --assertions, --sarif FILE or --warnings (or the program has none)");
     }
-    let abs = RulesAbstraction::new(&facts, &analysis);
+    let abs = driver.abstraction();
     // A goal's slice does not change between rounds: computed once, on its first round.
     let mut slices: Vec<Option<BTreeSet<StmtId>>> = vec![None; specs.len()];
     let hunts = guided::hunt_in_rounds(specs.len(), &config(&args), args.first, |i, cfg| {
-        hunt_one(cfg, &program, &analysis, &abs, &specs[i], &mut slices[i])
+        hunt_one(cfg, &driver, &abs, &specs[i], &mut slices[i])
     })?;
     let outcomes: Vec<Outcome> = specs
         .into_iter()
@@ -133,13 +129,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
     match args.format {
         Format::Json => println!(
             "{}",
-            serde_json::to_string_pretty(&report::json(&program, &outcomes))?
+            serde_json::to_string_pretty(&report::json(program, &outcomes))?
         ),
         Format::Sarif => println!(
             "{}",
-            serde_json::to_string_pretty(&report::sarif(&program, &outcomes))?
+            serde_json::to_string_pretty(&report::sarif(program, &outcomes))?
         ),
-        Format::Text => print!("{}", report::text(&program, &outcomes)),
+        Format::Text => print!("{}", report::text(program, &outcomes)),
     }
     let confirmed = outcomes
         .iter()
@@ -171,8 +167,7 @@ fn config(args: &Args) -> Config {
 
 fn hunt_one(
     cfg: &Config,
-    program: &Program,
-    analysis: &Analysis,
+    driver: &Driver,
     abs: &RulesAbstraction<'_>,
     spec: &Spec,
     slice: &mut Option<BTreeSet<StmtId>>,
@@ -180,45 +175,32 @@ fn hunt_one(
     let started = Instant::now();
     let goal = match &spec.goal {
         Ok(g) => g,
-        Err(why) => return Ok(no_search(Verdict::Unknown, None, why.clone(), started)),
+        Err(why) => {
+            return Ok(Hunt::without_search(
+                Verdict::Unknown,
+                None,
+                why.clone(),
+                started,
+            ))
+        }
     };
     let stmts = goal.stmts();
-    if let Some(reason) = abs.unreachable_reason(&stmts) {
-        return Ok(no_search(
+    if let Some(why) = driver.unreachable(&stmts) {
+        return Ok(Hunt::without_search(
             Verdict::Refuted,
             Some(FoundBy::Static),
-            reason,
+            format!("statically unreachable: {why}"),
             started,
         ));
     }
     let mut cfg = cfg.clone();
     cfg.relevant = Some(
         slice
-            .get_or_insert_with(|| analysis.backward_slice(&stmts))
+            .get_or_insert_with(|| driver.goal_slice(&stmts))
             .clone(),
     );
-    guided::hunt(program, goal, abs, &cfg).with_context(|| format!("hunting {}", spec.label))
-}
-
-fn no_search(
-    verdict: Verdict,
-    found_by: Option<FoundBy>,
-    reason: String,
-    started: Instant,
-) -> Hunt {
-    Hunt {
-        verdict,
-        found_by,
-        reason: Some(reason),
-        evidence: None,
-        initial_traces: Vec::new(),
-        final_traces: Vec::new(),
-        refinements: Vec::new(),
-        stats: Stats {
-            time_ms: started.elapsed().as_secs_f64() * 1000.0,
-            ..Stats::default()
-        },
-    }
+    guided::hunt(driver.program(), goal, abs, &cfg)
+        .with_context(|| format!("hunting {}", spec.label))
 }
 
 fn write_witnesses(dir: &std::path::Path, outcomes: &[Outcome]) -> Result<()> {
@@ -235,14 +217,10 @@ fn write_witnesses(dir: &std::path::Path, outcomes: &[Outcome]) -> Result<()> {
 
 // ---- goals ----
 
-fn goals(
-    args: &Args,
-    program: &Program,
-    facts: &analysis::facts::Facts,
-    analysis: &Analysis,
-) -> Result<Vec<Spec>> {
+fn goals(args: &Args, driver: &Driver) -> Result<Vec<Spec>> {
+    let program = driver.program();
     let mut specs = Vec::new();
-    let lines = Lines::of_facts(facts);
+    let lines = driver.lines();
     if !args.targets.targets.is_empty() {
         let spec = target_goal(program, &lines, &args.targets.targets);
         if let Err(why) = &spec.goal {
@@ -271,7 +249,7 @@ fn goals(
         specs.push(sarif_goal(program, &lines, &t));
     }
     if args.warnings {
-        for w in warnings::compute(facts, analysis, true) {
+        for w in warnings::compute(driver.facts(), driver.analysis(), true) {
             let kind = match w.kind {
                 WarningKind::Race => GoalKind::Race,
                 WarningKind::Deadlock => GoalKind::Deadlock,

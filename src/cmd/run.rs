@@ -228,10 +228,7 @@ fn outcome_text(program: &Program, outcome: &Outcome) -> String {
                 v.kind, v.thread, v.location, v.message
             );
             for b in &v.blocked {
-                text.push_str(&format!(
-                    "  thread {} waits for {} at {}\n",
-                    b.thread, b.waits_for, b.location
-                ));
+                text.push_str(&format!("  {b}\n"));
             }
             text
         }

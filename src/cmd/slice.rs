@@ -5,7 +5,7 @@
 
 use super::common::{InputArgs, TargetArgs};
 use super::rules::load_facts;
-use crate::driver::{Lines, Location};
+use crate::driver::{self, Lines, Location};
 use analysis::facts::{Facts, FuncId, StmtId};
 use anyhow::{anyhow, bail, Result};
 use rules::abstract_system::{AbstractSystem, EdgeKind};
@@ -154,8 +154,8 @@ fn report(facts: &Facts, lines: &Lines, analysis: &Analysis, loc: &Location) -> 
     r.slice = lines_of(facts, &slice).into_iter().collect();
     let system = analysis.abstract_system(facts, &stmts);
     describe_system(facts, &system, &mut r);
-    if let Some(reason) = unreachable_reason(facts, analysis, &stmts) {
-        r.dropped = Some(reason);
+    if let Some(why) = driver::unreachable(facts, analysis, &stmts) {
+        r.dropped = Some(why.to_string());
         return r;
     }
     let trace = stmts
@@ -194,29 +194,6 @@ fn describe_system(facts: &Facts, system: &AbstractSystem, r: &mut TargetReport)
             kind,
         });
     }
-}
-
-/// Why no execution can reach any of the statements, if that is statically clear.
-fn unreachable_reason(facts: &Facts, analysis: &Analysis, stmts: &[StmtId]) -> Option<String> {
-    let func_of: HashMap<StmtId, FuncId> = facts.stmt_func.iter().copied().collect();
-    let reachable: BTreeSet<StmtId> = facts.reachable.iter().map(|r| r.0).collect();
-    if stmts.iter().all(|s| !reachable.contains(s)) {
-        return Some("dead code: not reachable from the start of its function".into());
-    }
-    let live = &analysis.call_graph.live;
-    let dead_funcs: Vec<&str> = stmts
-        .iter()
-        .filter_map(|s| func_of.get(s))
-        .filter(|f| !live.contains(f))
-        .map(|f| facts.func_name(*f))
-        .collect();
-    if dead_funcs.len() == stmts.len() {
-        return Some(format!(
-            "function `{}` is never called from main or a thread",
-            dead_funcs[0]
-        ));
-    }
-    None
 }
 
 fn threads_involved(facts: &Facts, analysis: &Analysis, slice: &BTreeSet<StmtId>) -> Vec<String> {

@@ -23,9 +23,10 @@
 //! unsupported construct in the front end says `unsupported:` on stderr).
 
 use super::common::{InputArgs, Seconds, TextOrJson};
-use crate::driver::{Lines, Location};
-use analysis::ir::{Program, StmtId};
-use anyhow::{anyhow, bail, Context, Result};
+use super::witness_text;
+use crate::driver::{Driver, Location};
+use analysis::ir::Program;
+use anyhow::{Context, Result};
 use explorer::concrete::UninitPolicy;
 use explorer::symbolic::{self, Checks, Config, Found, Outcome, Strategy, Verdict};
 use serde_json::{json, Value};
@@ -104,16 +105,16 @@ pub enum Check {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let program = args.input.load()?;
-    let mut config = config(&args, &program)?;
-    config.relevant = type_b_slice(&program, &config);
-    let outcome = symbolic::verify(&program, &config)?;
+    let driver = Driver::new(args.input.load()?);
+    let config = driver.verify_config(config(&args, &driver)?);
+    let program = driver.program();
+    let outcome = symbolic::verify(program, &config)?;
     if let (Some(path), Some(found)) = (&args.witness_out, outcome.violations.first()) {
         let text = serde_json::to_string_pretty(&found.witness)?;
         std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
     }
     if args.format == TextOrJson::Json {
-        println!("{}", serde_json::to_string(&to_json(&program, &outcome))?);
+        println!("{}", serde_json::to_string(&to_json(program, &outcome))?);
     } else {
         print!("{}", to_text(&outcome));
     }
@@ -123,7 +124,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     })
 }
 
-fn config(args: &Args, program: &Program) -> Result<Config> {
+fn config(args: &Args, driver: &Driver) -> Result<Config> {
     let mut c = Config::default();
     c.strategy = args.strategy;
     c.slice = !args.no_slice;
@@ -146,38 +147,10 @@ fn config(args: &Args, program: &Program) -> Result<Config> {
         }
     }
     if !args.target.is_empty() {
-        let lines = Lines::of_program(program);
-        let mut targets = Vec::new();
-        for t in &args.target {
-            let stmts = lines.statements(t).map_err(|e| anyhow!("--target {e}"))?;
-            if checks == Checks::default() && !stmts.iter().any(|&s| lines.is_error_site(s)) {
-                bail!(
-                    "--target {t}: no assertion or reach_error call there (verify checks only \
-                     those without --check)"
-                );
-            }
-            if let Some(file) = lines.find_file(&t.file) {
-                targets.push((file, t.line));
-            }
-        }
-        c.targets = Some(targets);
+        c.targets = Some(driver.verify_targets(&args.target, checks)?);
     }
     c.checks = checks;
     Ok(c)
-}
-
-/// The static slice for §6.1's Type B pivots: the backward slice (rules crate) of the
-/// targets and of everything that can stop, block or end an execution
-/// ([`symbolic::type_b::criteria`]; every `Error` terminator is one, so the targets are
-/// in). Only when the search would use it (dpor+ag with the slice, no extra checks).
-fn type_b_slice(program: &Program, c: &Config) -> Option<std::collections::BTreeSet<StmtId>> {
-    let used = c.slice && c.strategy == Strategy::DporAg && c.checks == Checks::default();
-    if !used {
-        return None;
-    }
-    let facts = analysis::facts::extract(program);
-    let analysis = rules::Analysis::run(&facts);
-    Some(analysis.backward_slice(&symbolic::type_b::criteria(program)))
 }
 
 /// The reason a verdict is `unknown`: the most telling incomplete reason.
@@ -239,35 +212,19 @@ fn to_text(o: &Outcome) -> String {
                     "VIOLATION: {} at {} (thread {})",
                     f.message, f.location, f.thread
                 );
-                let inputs: Vec<String> = f
-                    .witness
-                    .inputs
+                let steps: Vec<witness_text::Step<'_>> = f
+                    .steps
                     .iter()
-                    .map(|i| format!("{} {}", i.ty.0, i.value))
+                    .map(|step| witness_text::Step {
+                        thread: step.thread,
+                        stmt: step.stmt,
+                        location: &step.location,
+                        event: &step.event,
+                        text: &step.text,
+                        goal: false,
+                    })
                     .collect();
-                let shown = if inputs.is_empty() {
-                    "(none)".to_string()
-                } else {
-                    inputs.join(", ")
-                };
-                let _ = writeln!(s, "  inputs: {shown}");
-                let _ = writeln!(s, "  schedule ({} steps):", f.steps.len());
-                for (i, step) in f.steps.iter().enumerate() {
-                    let _ = writeln!(
-                        s,
-                        "    {:>4}. thread {}  {:<28} {:<5} {}{}",
-                        i + 1,
-                        step.thread,
-                        step.location,
-                        step.stmt.to_string(),
-                        step.text,
-                        if step.event == "statement" {
-                            String::new()
-                        } else {
-                            format!("  ({})", step.event)
-                        }
-                    );
-                }
+                witness_text::write(&mut s, &f.witness, &steps);
             }
         }
         Verdict::Safe => {
