@@ -12,3 +12,4 @@ pub mod slice;
 pub mod svcomp;
 pub mod verify;
 pub mod warnings;
+pub mod witness_text;

@@ -365,15 +365,7 @@ impl<'p> Machine<'p> {
         let Some(first) = blocked.first() else {
             return Stop::End(Outcome::Completed { exit_code: 0 });
         };
-        let waits: Vec<String> = blocked
-            .iter()
-            .map(|b| {
-                format!(
-                    "thread {} waits for {} at {}",
-                    b.thread, b.waits_for, b.location
-                )
-            })
-            .collect();
+        let waits: Vec<String> = blocked.iter().map(|b| b.to_string()).collect();
         Stop::End(Outcome::Violation(Violation {
             kind: ViolationKind::Deadlock,
             message: format!("deadlock: no thread can run; {}", waits.join("; ")),

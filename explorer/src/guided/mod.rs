@@ -351,6 +351,31 @@ pub struct Hunt {
     pub stats: Stats,
 }
 
+impl Hunt {
+    /// A verdict reached without a search (a static refutation, a goal that could not be
+    /// built): no evidence, no traces, the time since `started`.
+    pub fn without_search(
+        verdict: Verdict,
+        found_by: Option<FoundBy>,
+        reason: String,
+        started: std::time::Instant,
+    ) -> Hunt {
+        Hunt {
+            verdict,
+            found_by,
+            reason: Some(reason),
+            evidence: None,
+            initial_traces: Vec::new(),
+            final_traces: Vec::new(),
+            refinements: Vec::new(),
+            stats: Stats {
+                time_ms: started.elapsed().as_secs_f64() * 1000.0,
+                ..Stats::default()
+            },
+        }
+    }
+}
+
 /// A failure of the hunt itself (never a verdict).
 #[derive(Debug, thiserror::Error)]
 pub enum HuntError {

@@ -7,8 +7,8 @@
 //!
 //! Version 2 added `settings.mode` (`tasks`, `paper-table2` or `hunt`), and the sections of
 //! the two comparison modes, present only in their runs: `paper_table2` (one object per row
-//! of the paper's Table 2, see [`super::paper::RowResult`]) and `hunt` (one object per
-//! task, see [`super::hunt::HuntRecord`]); the `records` stay `agx verify`'s runs.
+//! of the paper's Table 2, see [`RowResult`]) and `hunt` (one object per
+//! task, see [`HuntRecord`]); the `records` stay `agx verify`'s runs.
 //!
 //! Record fields (all per task, property and strategy):
 //! - `task` (`folder/stem`), `folder`, `definition` (the `.yml` or fixture path), `source`
@@ -26,11 +26,8 @@
 //! - measured by the bench: `wall_time_ms`, `cpu_time_ms`, `peak_memory_kib` (`null` for
 //!   tasks not run), `exit_code` / `signal` of the child.
 
-use super::hunt::HuntRecord;
-use super::paper::RowResult;
 use super::score::Outcome;
 use super::verify::Status;
-use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -64,7 +61,9 @@ pub struct Results {
 /// The limits and options of a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Settings {
-    pub timeout_s: u64,
+    /// Seconds; written as an integer when whole (as version 2 always wrote it).
+    #[serde(serialize_with = "whole_as_integer")]
+    pub timeout_s: f64,
     pub memory_mb: Option<u64>,
     pub jobs: usize,
     pub strategies: Vec<String>,
@@ -144,33 +143,62 @@ impl Record {
     }
 }
 
+/// Why a results file cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ResultsError {
+    #[error("reading {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("reading {path}: {source}")]
+    In {
+        path: String,
+        source: Box<ResultsError>,
+    },
+    #[error("not JSON: {0}")]
+    NotJson(serde_json::Error),
+    #[error("not an agx bench results file (schema {0:?}, expected \"{SCHEMA}\")")]
+    Schema(Option<String>),
+    #[error(
+        "results schema version {0:?} is not supported (this agx reads \
+         {OLDEST_READABLE_VERSION} to {SCHEMA_VERSION})"
+    )]
+    Version(Option<u64>),
+    #[error("malformed results: {0}")]
+    Malformed(serde_json::Error),
+}
+
 impl Results {
     /// Reads and checks a results file.
-    pub fn load(path: &Path) -> Result<Results> {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        Results::parse(&text).with_context(|| format!("reading {}", path.display()))
+    pub fn load(path: &Path) -> Result<Results, ResultsError> {
+        let shown = || path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| ResultsError::Read {
+            path: shown(),
+            source,
+        })?;
+        Results::parse(&text).map_err(|e| ResultsError::In {
+            path: shown(),
+            source: Box::new(e),
+        })
     }
 
     /// Parses results JSON, rejecting other schemas and versions.
-    pub fn parse(text: &str) -> Result<Results> {
-        let value: serde_json::Value = serde_json::from_str(text).context("not JSON")?;
+    pub fn parse(text: &str) -> Result<Results, ResultsError> {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(ResultsError::NotJson)?;
         let schema = value.get("schema").and_then(|s| s.as_str());
         if schema != Some(SCHEMA) {
-            bail!("not an agx bench results file (schema {schema:?}, expected \"{SCHEMA}\")");
+            return Err(ResultsError::Schema(schema.map(str::to_string)));
         }
         let version = value.get("schema_version").and_then(|v| v.as_u64());
         let readable = u64::from(OLDEST_READABLE_VERSION)..=u64::from(SCHEMA_VERSION);
         if !version.is_some_and(|v| readable.contains(&v)) {
-            bail!(
-                "results schema version {version:?} is not supported (this agx reads \
-                 {OLDEST_READABLE_VERSION} to {SCHEMA_VERSION})"
-            );
+            return Err(ResultsError::Version(version));
         }
-        serde_json::from_value(value).context("malformed results")
+        serde_json::from_value(value).map_err(ResultsError::Malformed)
     }
 
-    pub fn to_json(&self) -> Result<String> {
+    pub fn to_json(&self) -> Result<String, serde_json::Error> {
         Ok(serde_json::to_string_pretty(self)? + "\n")
     }
 
@@ -250,6 +278,129 @@ fn csv_field(field: &str) -> String {
     }
 }
 
+/// Writes a whole number of seconds as an integer (`60`, not `60.0`), others as they are.
+fn whole_as_integer<S: serde::Serializer>(secs: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if secs.fract() == 0.0 && *secs >= 0.0 && *secs <= u64::MAX as f64 {
+        s.serialize_u64(*secs as u64)
+    } else {
+        s.serialize_f64(*secs)
+    }
+}
+
+// ---- the sections of the comparison modes (`paper_table2`, `hunt`) ----
+
+/// One cell pair (runs, time) of the paper's table.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "result")]
+pub enum PaperCell {
+    Finished {
+        runs: u64,
+        time_s: f64,
+    },
+    /// "—" runs and ">1800" seconds: not finished within the paper's 30 minutes.
+    TimedOut,
+}
+
+impl PaperCell {
+    pub fn runs(self) -> Option<u64> {
+        match self {
+            PaperCell::Finished { runs, .. } => Some(runs),
+            PaperCell::TimedOut => None,
+        }
+    }
+
+    /// `(runs, time)` as the table prints them.
+    pub(crate) fn texts(self) -> (String, String) {
+        match self {
+            PaperCell::Finished { runs, time_s } => (runs.to_string(), format!("{time_s:.1}s")),
+            PaperCell::TimedOut => ("-".to_string(), ">1800s".to_string()),
+        }
+    }
+}
+
+/// Whether a row meets the goal, and why not.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "goal", content = "why")]
+pub enum Goal {
+    Met,
+    Missed(String),
+    /// No task corresponds to the row, or dpor+ag did not run on it.
+    NotRun,
+}
+
+/// One row of the comparison as stored in `results.json` (`paper_table2`); agx's own
+/// numbers are the `records` of the task with each strategy.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RowResult {
+    /// The paper's row name.
+    pub row: String,
+    pub loc: u32,
+    pub threads: u32,
+    /// The SV-COMP task (`folder/stem`) standing for it, `null` when none does.
+    pub task: Option<String>,
+    pub note: String,
+    pub cloud9: PaperCell,
+    pub dpor: PaperCell,
+    pub dpor_ag: PaperCell,
+    #[serde(flatten)]
+    pub goal: Goal,
+}
+
+/// Hunt's verdict on a whole task, plus the ways of not having one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HuntStatus {
+    /// Some goal confirmed with a replayed witness.
+    Confirmed,
+    /// Every goal refuted.
+    Refuted,
+    Unknown,
+    Error,
+    Timeout,
+    OutOfMemory,
+    Unsupported,
+}
+
+impl HuntStatus {
+    pub fn label(self) -> &'static str {
+        match self {
+            HuntStatus::Confirmed => "CONFIRMED",
+            HuntStatus::Refuted => "REFUTED",
+            HuntStatus::Unknown => "UNKNOWN",
+            HuntStatus::Error => "ERROR",
+            HuntStatus::Timeout => "TIMEOUT",
+            HuntStatus::OutOfMemory => "OUT OF MEMORY",
+            HuntStatus::Unsupported => "UNSUPPORTED",
+        }
+    }
+}
+
+/// One task hunted; stored in `results.json` under `hunt`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HuntRecord {
+    pub task: String,
+    pub source: Option<String>,
+    pub expected: Option<bool>,
+    pub data_model: String,
+    pub status: HuntStatus,
+    /// Why no verdict (or the first unknown goal's reason).
+    pub reason: Option<String>,
+    /// Goals (assertions and `reach_error` calls) and how many were confirmed.
+    pub goals: Option<u64>,
+    pub confirmed_goals: Option<u64>,
+    /// Σ `expanded` over goals: comparable to verify's `states`.
+    pub states: Option<u64>,
+    /// Σ `states` (nodes generated) over goals.
+    pub states_generated: Option<u64>,
+    /// Σ hunt's own `time_ms` over goals (the searches, without start-up).
+    pub search_time_ms: Option<f64>,
+    pub wall_time_ms: u64,
+    pub cpu_time_ms: u64,
+    pub peak_memory_kib: Option<u64>,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -292,7 +443,7 @@ pub(crate) mod tests {
             agx_version: "0.1.0".to_string(),
             created_unix_s: 1_700_000_000,
             settings: Settings {
-                timeout_s: 60,
+                timeout_s: 60.0,
                 memory_mb: Some(4096),
                 jobs: 2,
                 strategies: vec!["dpor".to_string()],

@@ -32,12 +32,12 @@
 use super::child::Finished;
 use super::median;
 use super::report::{ratio, ratio_text, seconds, Table};
-use super::results::Record;
-use super::run::{millis, Plan};
+use super::results::{HuntRecord, HuntStatus, Record};
+use super::run::{millis, NotRun, Plan};
 use super::task::Task;
 use super::verify::{data_model_flag, ending, names_timeout, Ending, Status, KILLED_AT_THE_LIMIT};
 use analysis::ir::DataModel;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::ffi::OsStr;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -62,7 +62,7 @@ pub fn is_hunt_task(task: &Task) -> bool {
 pub struct HuntCall<'a> {
     pub source: &'a Path,
     pub data_model: DataModel,
-    pub timeout_secs: u64,
+    pub timeout_secs: f64,
     pub jobs: usize,
 }
 
@@ -88,61 +88,6 @@ impl HuntCall<'_> {
             .arg(self.jobs.to_string());
         command
     }
-}
-
-/// Hunt's verdict on a whole task, plus the ways of not having one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum HuntStatus {
-    /// Some goal confirmed with a replayed witness.
-    Confirmed,
-    /// Every goal refuted.
-    Refuted,
-    Unknown,
-    Error,
-    Timeout,
-    OutOfMemory,
-    Unsupported,
-}
-
-impl HuntStatus {
-    pub fn label(self) -> &'static str {
-        match self {
-            HuntStatus::Confirmed => "CONFIRMED",
-            HuntStatus::Refuted => "REFUTED",
-            HuntStatus::Unknown => "UNKNOWN",
-            HuntStatus::Error => "ERROR",
-            HuntStatus::Timeout => "TIMEOUT",
-            HuntStatus::OutOfMemory => "OUT OF MEMORY",
-            HuntStatus::Unsupported => "UNSUPPORTED",
-        }
-    }
-}
-
-/// One task hunted; stored in `results.json` under `hunt`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct HuntRecord {
-    pub task: String,
-    pub source: Option<String>,
-    pub expected: Option<bool>,
-    pub data_model: String,
-    pub status: HuntStatus,
-    /// Why no verdict (or the first unknown goal's reason).
-    pub reason: Option<String>,
-    /// Goals (assertions and `reach_error` calls) and how many were confirmed.
-    pub goals: Option<u64>,
-    pub confirmed_goals: Option<u64>,
-    /// Σ `expanded` over goals: comparable to verify's `states`.
-    pub states: Option<u64>,
-    /// Σ `states` (nodes generated) over goals.
-    pub states_generated: Option<u64>,
-    /// Σ hunt's own `time_ms` over goals (the searches, without start-up).
-    pub search_time_ms: Option<f64>,
-    pub wall_time_ms: u64,
-    pub cpu_time_ms: u64,
-    pub peak_memory_kib: Option<u64>,
-    pub exit_code: Option<i32>,
-    pub signal: Option<i32>,
 }
 
 /// Hunt's reading of a finished child.
@@ -253,8 +198,9 @@ fn judge_output(code: i32, stdout: &str) -> Judged {
     }
 }
 
-/// Hunts one task (whose source resolved) under the plan's limits.
-pub fn run_one(task: &Task, plan: &Plan, hunt_jobs: usize) -> HuntRecord {
+/// Hunts one task (whose source resolved) under the plan's limits; `None` when the bench
+/// was interrupted during the run.
+pub fn run_one(task: &Task, plan: &Plan, hunt_jobs: usize) -> Option<HuntRecord> {
     let mut record = HuntRecord {
         task: task.id.clone(),
         source: task.source.as_ref().ok().map(|s| s.display().to_string()),
@@ -277,7 +223,7 @@ pub fn run_one(task: &Task, plan: &Plan, hunt_jobs: usize) -> HuntRecord {
         Ok(source) => source,
         Err(reason) => {
             record.reason = Some(reason.clone());
-            return record;
+            return Some(record);
         }
     };
     let call = HuntCall {
@@ -288,9 +234,10 @@ pub fn run_one(task: &Task, plan: &Plan, hunt_jobs: usize) -> HuntRecord {
     };
     match plan.run_child(call.command(&plan.program)) {
         Ok(finished) => fill(&mut record, &finished, judge(&finished, plan.memory_bytes)),
-        Err(reason) => record.reason = Some(reason),
+        Err(NotRun::Failed(reason)) => record.reason = Some(reason),
+        Err(NotRun::Interrupted) => return None,
     }
-    record
+    Some(record)
 }
 
 fn fill(record: &mut HuntRecord, finished: &Finished, judged: Judged) {
@@ -574,8 +521,8 @@ pub(crate) fn sample_output(verdicts: &[&str]) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::child::{tests::finished, End};
-    use crate::bench::results::tests::sample_record;
+    use crate::child::{tests::finished, End};
+    use crate::results::tests::sample_record;
 
     fn status_of(code: i32, verdicts: &[&str]) -> HuntStatus {
         let out = sample_output(verdicts).to_string();
@@ -628,7 +575,7 @@ mod tests {
         let call = HuntCall {
             source: Path::new("t/a.c"),
             data_model: DataModel::Ilp32,
-            timeout_secs: 30,
+            timeout_secs: 30.0,
             jobs: 1,
         };
         let cmd = call.command(OsStr::new("agx"));
@@ -691,7 +638,7 @@ mod tests {
     fn hunt_refuted_against_verify_false_is_wrong_without_an_expectation() {
         let mut v = verify_record("p/a", Status::False, 100, 400);
         v.expected = None;
-        v.outcome = crate::bench::score::Outcome::of(None, Status::False);
+        v.outcome = crate::score::Outcome::of(None, Status::False);
         let mut h = hunt_record("p/a", HuntStatus::Refuted, 10, 100);
         h.expected = None;
         assert_eq!(

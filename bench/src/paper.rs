@@ -18,9 +18,8 @@
 //! conservative reading of the paper's "runs".
 
 use super::report::{seconds, Table};
-use super::results::Record;
+use super::results::{Goal, PaperCell, Record, RowResult};
 use super::verify::Status;
-use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -32,35 +31,6 @@ pub const PAPER_COLUMNS: [&str; 3] = ["paper Cloud9", "paper +DPOR", "paper +DPO
 
 /// The wall-clock time under which a row meets the goal.
 pub const GOAL_TIME_MS: u64 = 10_000;
-
-/// One cell pair (runs, time) of the paper's table.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "result")]
-pub enum PaperCell {
-    Finished {
-        runs: u64,
-        time_s: f64,
-    },
-    /// "—" runs and ">1800" seconds: not finished within the paper's 30 minutes.
-    TimedOut,
-}
-
-impl PaperCell {
-    pub fn runs(self) -> Option<u64> {
-        match self {
-            PaperCell::Finished { runs, .. } => Some(runs),
-            PaperCell::TimedOut => None,
-        }
-    }
-
-    /// `(runs, time)` as the table prints them.
-    fn texts(self) -> (String, String) {
-        match self {
-            PaperCell::Finished { runs, time_s } => (runs.to_string(), format!("{time_s:.1}s")),
-            PaperCell::TimedOut => ("-".to_string(), ">1800s".to_string()),
-        }
-    }
-}
 
 /// One row of the paper's Table 2.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -308,16 +278,6 @@ pub fn definitions(corpus: &Path) -> Vec<std::path::PathBuf> {
     seen
 }
 
-/// Whether a row meets the goal, and why not.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "goal", content = "why")]
-pub enum Goal {
-    Met,
-    Missed(String),
-    /// No task corresponds to the row, or dpor+ag did not run on it.
-    NotRun,
-}
-
 /// The goal of `row` given agx's dpor+ag record of its task.
 pub fn goal(row: &PaperRow, dpor_ag: Option<&Record>) -> Goal {
     let Some(r) = dpor_ag else {
@@ -351,24 +311,6 @@ pub fn goal(row: &PaperRow, dpor_ag: Option<&Record>) -> Goal {
 /// Full plus partial runs, `None` when verify did not report runs.
 pub fn total_runs(r: &Record) -> Option<u64> {
     Some(r.runs? + r.partial_runs.unwrap_or(0))
-}
-
-/// One row of the comparison as stored in `results.json` (`paper_table2`); agx's own
-/// numbers are the `records` of the task with each strategy.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RowResult {
-    /// The paper's row name.
-    pub row: String,
-    pub loc: u32,
-    pub threads: u32,
-    /// The SV-COMP task (`folder/stem`) standing for it, `null` when none does.
-    pub task: Option<String>,
-    pub note: String,
-    pub cloud9: PaperCell,
-    pub dpor: PaperCell,
-    pub dpor_ag: PaperCell,
-    #[serde(flatten)]
-    pub goal: Goal,
 }
 
 /// Every row of [`TABLE2`] with its mapping and goal, given the records of the run.
@@ -491,7 +433,7 @@ fn notes(out: &mut String, rows: &[RowResult]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::results::tests::sample_record;
+    use crate::results::tests::sample_record;
 
     fn record(task: &str, strategy: &str, status: Status, runs: u64, ms: u64) -> Record {
         // Of the tasks used here only the indexer is expected to hold.

@@ -1,5 +1,5 @@
-//! Orchestration behind `agx bench` and `agx svcomp`: reading SV-COMP task definitions and
-//! the project's `// agx-verify:` fixtures, running `agx verify` on each in a child process
+//! agx-bench: the orchestration behind `agx bench` and `agx svcomp`: reading SV-COMP task
+//! definitions and the project's `// agx-verify:` fixtures, running `agx verify` on each in a child process
 //! under time and memory limits, scoring the verdicts the SV-COMP way, and reporting.
 //!
 //! Code map:
@@ -9,7 +9,9 @@
 //! - [`verify`]: the `agx verify --format json` contract and the mapping of a child's end
 //!   to a [`verify::Status`];
 //! - [`score`]: SV-COMP scoring (+2 / +1 / −32 / −16) and per-folder tallies;
-//! - [`results`]: the versioned `results.json` schema, `--csv`;
+//! - [`results`]: the versioned `results.json` schema (with the sections of the `--hunt`
+//!   and `--paper-table2` modes), `--csv`; a leaf that the reports and drivers build on,
+//!   so the modules import one another without a cycle;
 //! - [`report`]: the terminal report (wrong verdicts first, per-task and per-folder tables);
 //! - [`compare`]: differences between two `results.json` files;
 //! - [`run`]: the parallel driver with the progress bar;

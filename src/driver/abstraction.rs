@@ -1,6 +1,7 @@
 //! The guided search's view of the static analyses: the abstract system, the
 //! definitions refinement adds, lock pairing, run-once statements — all answered from
-//! the rule sets' results (wiring only; the rules are in the `rules` crate).
+//! the rule sets' results (wiring only; the rules are in the `rules` crate). Built by
+//! [`super::Driver::abstraction`].
 
 use analysis::facts::{Facts, FuncId, StmtId};
 use explorer::guided::{AbstractGraph, AbstractNode, Abstraction, EdgeKind};
@@ -133,33 +134,5 @@ impl Abstraction for RulesAbstraction<'_> {
                 .func_of
                 .get(&stmt)
                 .is_some_and(|f| self.analysis.call_graph.once.contains(f))
-    }
-}
-
-impl RulesAbstraction<'_> {
-    /// Why none of `stmts` can run in any execution, when that is plain from the facts
-    /// (dead code, or a function never called); the abstract-trace check in the search
-    /// covers the rest.
-    pub fn unreachable_reason(&self, stmts: &[StmtId]) -> Option<String> {
-        let reachable: HashSet<StmtId> = self.facts.reachable.iter().map(|r| r.0).collect();
-        if stmts.iter().all(|s| !reachable.contains(s)) {
-            return Some(
-                "statically unreachable: dead code (no path from the start of its function)".into(),
-            );
-        }
-        let live = &self.analysis.call_graph.live;
-        let dead: Vec<&str> = stmts
-            .iter()
-            .filter_map(|s| self.func_of.get(s))
-            .filter(|f| !live.contains(f))
-            .map(|f| self.facts.func_name(*f))
-            .collect();
-        if !stmts.is_empty() && dead.len() == stmts.len() {
-            return Some(format!(
-                "statically unreachable: function `{}` is never called from main or a thread",
-                dead[0]
-            ));
-        }
-        None
     }
 }

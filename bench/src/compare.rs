@@ -254,8 +254,8 @@ fn ratios(out: &mut String, c: &Comparison) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::results::tests::{sample_record, sample_results};
-    use crate::bench::score::Outcome;
+    use crate::results::tests::{sample_record, sample_results};
+    use crate::score::Outcome;
 
     fn with_status(mut r: Record, status: Status) -> Record {
         r.status = status;

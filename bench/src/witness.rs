@@ -57,10 +57,28 @@
 //! line markers of the preprocessed text. Steps in the input file are written with the
 //! input file's path as given to agx; steps in other files (headers) keep their own names.
 
-use anyhow::{anyhow, bail, Context, Result};
 use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+use std::io;
+
+/// Why no witness could be written.
+#[derive(Debug, thiserror::Error)]
+pub enum WitnessError {
+    #[error("reading {path}: {source}")]
+    Read { path: String, source: io::Error },
+    /// Verify's output or the replay lacks what the witness needs.
+    #[error("{0}")]
+    Invalid(String),
+    #[error("writing the YAML: {0}")]
+    Yaml(#[from] serde_yaml::Error),
+}
+
+type Result<T, E = WitnessError> = std::result::Result<T, E>;
+
+fn invalid(message: impl Into<String>) -> WitnessError {
+    WitnessError::Invalid(message.into())
+}
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -149,8 +167,10 @@ pub fn violation_witness(
     violation: &Value,
     witness: &Value,
 ) -> Result<String> {
-    let bytes = std::fs::read(task.input_file)
-        .with_context(|| format!("reading {}", task.input_file.display()))?;
+    let bytes = std::fs::read(task.input_file).map_err(|source| WitnessError::Read {
+        path: task.input_file.display().to_string(),
+        source,
+    })?;
     let hash = hex(&Sha256::digest(&bytes));
     let input_name = task.input_file.display().to_string();
     let mut content = step_segments(task.input_file, witness)?;
@@ -196,15 +216,17 @@ pub fn violation_witness(
 pub fn from_execution(execution: &Value) -> Result<(Value, Value)> {
     let outcome = execution
         .get("outcome")
-        .ok_or_else(|| anyhow!("the replay has no outcome"))?;
+        .ok_or_else(|| invalid("the replay has no outcome"))?;
     if outcome.get("outcome").and_then(Value::as_str) != Some("violation") {
-        bail!("the witness does not replay to a violation: {outcome}");
+        return Err(invalid(format!(
+            "the witness does not replay to a violation: {outcome}"
+        )));
     }
     let (file, _, _) = outcome
         .get("location")
         .and_then(Value::as_str)
         .and_then(parse_location)
-        .ok_or_else(|| anyhow!("the replayed violation has no location: {outcome}"))?;
+        .ok_or_else(|| invalid(format!("the replayed violation has no location: {outcome}")))?;
     let span_of = |v: &Value| -> Option<(u64, u64, u64)> {
         let span = v.get("span")?;
         Some((
@@ -214,12 +236,12 @@ pub fn from_execution(execution: &Value) -> Result<(Value, Value)> {
         ))
     };
     let (file_id, line, col) =
-        span_of(outcome).ok_or_else(|| anyhow!("the replayed violation has no span"))?;
+        span_of(outcome).ok_or_else(|| invalid("the replayed violation has no span"))?;
     let located = |thread: Option<&Value>, line: u64, col: u64| serde_json::json!({"thread": thread, "file": file, "line": line, "col": col});
     let steps: Vec<Value> = execution
         .get("trace")
         .and_then(Value::as_array)
-        .ok_or_else(|| anyhow!("the replay has no trace"))?
+        .ok_or_else(|| invalid("the replay has no trace"))?
         .iter()
         .filter_map(|step| {
             let (f, line, col) = span_of(step)?;
@@ -236,7 +258,7 @@ fn step_segments(input_file: &Path, witness: &Value) -> Result<Vec<Segment>> {
         .iter()
         .find_map(|key| witness.get(key).and_then(Value::as_array))
         .ok_or_else(|| {
-            anyhow!("verify's witness has no `steps` (nor `schedule`, `trace`) list of steps")
+            invalid("verify's witness has no `steps` (nor `schedule`, `trace`) list of steps")
         })?;
     let inputs: Vec<&Value> = witness
         .get("inputs")
@@ -253,7 +275,7 @@ fn step_segments(input_file: &Path, witness: &Value) -> Result<Vec<Segment>> {
             segments.push(single(input_waypoint(input, location)?));
         }
         let location = location_of(step, input_file)
-            .ok_or_else(|| anyhow!("witness step {index} has no location: {step}"))?;
+            .ok_or_else(|| invalid(format!("witness step {index} has no location: {step}")))?;
         let waypoint = if step.get("value").is_some() {
             input_waypoint(step, location)?
         } else {
@@ -277,13 +299,13 @@ fn step_segments(input_file: &Path, witness: &Value) -> Result<Vec<Segment>> {
 fn input_location(input: &Value, step: &Value, input_file: &Path) -> Result<Location> {
     location_of(input, input_file)
         .or_else(|| location_of(step, input_file))
-        .ok_or_else(|| anyhow!("witness input has no location: {input}"))
+        .ok_or_else(|| invalid(format!("witness input has no location: {input}")))
 }
 
 /// The final segment: the target at the violation.
 fn target_segment(input: &Path, violation: &Value) -> Result<Segment> {
     let location = location_of(violation, input)
-        .ok_or_else(|| anyhow!("verify's violation has no location: {violation}"))?;
+        .ok_or_else(|| invalid(format!("verify's violation has no location: {violation}")))?;
     Ok(single(Waypoint {
         kind: "target",
         action: "follow",
@@ -297,7 +319,11 @@ fn input_waypoint(input: &Value, location: Location) -> Result<Waypoint> {
     let value = match input.get("value") {
         Some(Value::Number(n)) => n.to_string(),
         Some(Value::String(s)) if s.parse::<i128>().is_ok() => s.clone(),
-        other => bail!("witness input value is not an integer: {other:?}"),
+        other => {
+            return Err(invalid(format!(
+                "witness input value is not an integer: {other:?}"
+            )))
+        }
     };
     Ok(Waypoint {
         kind: "function_return",

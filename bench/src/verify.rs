@@ -133,8 +133,8 @@ pub struct VerifyCall<'a> {
     pub source: &'a Path,
     pub data_model: DataModel,
     pub strategy: Option<&'a str>,
-    /// Verify's own time limit in whole seconds.
-    pub timeout_secs: u64,
+    /// Verify's own time limit in seconds (more than 0).
+    pub timeout_secs: f64,
     pub extra_args: &'a [String],
 }
 
@@ -296,7 +296,7 @@ fn first_line_or(text: &str, default: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::child::tests::finished;
+    use crate::child::tests::finished;
 
     fn status(end: End, stdout: &str, stderr: &str) -> Status {
         judge(&finished(end, stdout, stderr), Some(1 << 30)).status
@@ -389,7 +389,7 @@ mod tests {
             source: Path::new("t/a.c"),
             data_model: DataModel::Lp64,
             strategy: Some("dpor"),
-            timeout_secs: 10,
+            timeout_secs: 10.0,
             extra_args: &extra,
         };
         let cmd = call.command(OsStr::new("agx"));

@@ -24,7 +24,8 @@ use std::time::Duration;
 pub struct Plan {
     /// The agx executable to run as `PROGRAM verify ...`.
     pub program: OsString,
-    pub timeout_secs: u64,
+    /// Verify's time limit in seconds (more than 0, finite).
+    pub timeout_secs: f64,
     /// Address-space limit per child in bytes, `None` for none.
     pub memory_bytes: Option<u64>,
     pub jobs: usize,
@@ -35,19 +36,36 @@ pub struct Plan {
 impl Plan {
     /// The wall-clock limit at which a child is killed.
     pub fn kill_after(&self) -> Duration {
-        let limit = Duration::from_secs(self.timeout_secs);
+        let limit = Duration::from_secs_f64(self.timeout_secs);
         limit + Duration::from_secs(2) + limit / 10
     }
 
-    /// Runs `command` under the plan's limits; `Err` says why it did not start.
-    pub fn run_child(&self, command: Command) -> Result<Finished, String> {
+    /// Runs `command` under the plan's limits.
+    pub fn run_child(&self, command: Command) -> Result<Finished, NotRun> {
         let limits = Limits {
             wall: self.kill_after(),
             memory_bytes: self.memory_bytes,
         };
-        child::run(command, limits)
-            .map_err(|e| format!("could not start {}: {e}", self.program.to_string_lossy()))
+        child::run(command, limits).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::Interrupted && child::interrupted() {
+                NotRun::Interrupted
+            } else {
+                NotRun::Failed(format!(
+                    "could not start {}: {e}",
+                    self.program.to_string_lossy()
+                ))
+            }
+        })
     }
+}
+
+/// Why a child has no end to judge.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NotRun {
+    /// The bench was interrupted (SIGINT, SIGTERM) and killed it: no record.
+    Interrupted,
+    /// It could not be started.
+    Failed(String),
 }
 
 /// The label a strategy has in the results.
@@ -58,7 +76,9 @@ pub fn strategy_label(strategy: &Option<String>) -> String {
 }
 
 /// Runs every task with every strategy; records in task order, strategies in plan order.
-pub fn run_all(tasks: &[Task], plan: &Plan) -> Vec<Record> {
+/// `done` sees each record as it completes (to save it at once). After an interruption
+/// ([`child::interrupted`]) only the runs that finished are returned.
+pub fn run_all(tasks: &[Task], plan: &Plan, done: &(dyn Fn(&Record) + Sync)) -> Vec<Record> {
     let jobs: Vec<(&Task, &Option<String>)> = tasks
         .iter()
         .flat_map(|task| plan.strategies.iter().map(move |s| (task, s)))
@@ -68,7 +88,8 @@ pub fn run_all(tasks: &[Task], plan: &Plan) -> Vec<Record> {
         plan.jobs,
         |(task, _)| task.id.clone(),
         |(task, strategy), bar| {
-            let record = run_one(task, strategy, plan);
+            let record = run_one(task, strategy, plan)?;
+            done(&record);
             if record.outcome.is_wrong() {
                 bar.println(format!(
                     "WRONG: {} ({}) expected {} got {}",
@@ -78,13 +99,17 @@ pub fn run_all(tasks: &[Task], plan: &Plan) -> Vec<Record> {
                     record.status.label()
                 ));
             }
-            record
+            Some(record)
         },
     )
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// `run(item)` for every item on `workers` threads, results in item order, with a
-/// progress bar naming the item being started (`label`).
+/// progress bar naming the item being started (`label`). After an interruption
+/// ([`child::interrupted`]) no further item starts: the results are those of the items run.
 pub fn parallel<T: Sync, R: Send>(
     items: &[T],
     workers: usize,
@@ -97,6 +122,9 @@ pub fn parallel<T: Sync, R: Send>(
     std::thread::scope(|scope| {
         for _ in 0..workers.clamp(1, items.len().max(1)) {
             scope.spawn(|| loop {
+                if child::interrupted() {
+                    break;
+                }
                 let index = next.fetch_add(1, Ordering::Relaxed);
                 let Some(item) = items.get(index) else {
                     break;
@@ -129,8 +157,9 @@ fn progress_bar(len: usize) -> ProgressBar {
     bar
 }
 
-/// Runs one task with one strategy (or skips it when its property is not checked).
-pub fn run_one(task: &Task, strategy: &Option<String>, plan: &Plan) -> Record {
+/// Runs one task with one strategy (or skips it when its property is not checked);
+/// `None` when the bench was interrupted during the run.
+pub fn run_one(task: &Task, strategy: &Option<String>, plan: &Plan) -> Option<Record> {
     let mut record = blank_record(task, strategy);
     if !task.property.is_checked() {
         set_status(
@@ -138,13 +167,13 @@ pub fn run_one(task: &Task, strategy: &Option<String>, plan: &Plan) -> Record {
             Status::NotSupported,
             Some(format!("property {} is not supported", task.property)),
         );
-        return record;
+        return Some(record);
     }
     let source = match &task.source {
         Ok(source) => source,
         Err(reason) => {
             set_status(&mut record, Status::Error, Some(reason.clone()));
-            return record;
+            return Some(record);
         }
     };
     let call = VerifyCall {
@@ -162,9 +191,10 @@ pub fn run_one(task: &Task, strategy: &Option<String>, plan: &Plan) -> Record {
             (record.exit_code, record.signal) = finished.exit_code_and_signal();
             fill_from_judged(&mut record, verify::judge(&finished, plan.memory_bytes));
         }
-        Err(reason) => set_status(&mut record, Status::Error, Some(reason)),
+        Err(NotRun::Failed(reason)) => set_status(&mut record, Status::Error, Some(reason)),
+        Err(NotRun::Interrupted) => return None,
     }
-    record
+    Some(record)
 }
 
 fn blank_record(task: &Task, strategy: &Option<String>) -> Record {

@@ -4,11 +4,16 @@
 //!   group is killed (`agx verify` may have started `gcc -E`), and the end is
 //!   [`End::TimedOut`].
 //! - Memory limit: `RLIMIT_AS` (address space) set in the child before `exec`, so an
-//!   allocation past it fails inside the child; [`super::verify`] recognises the failure.
+//!   allocation past it fails inside the child; the `verify` module recognises the failure.
 //! - The child also gets `PR_SET_PDEATHSIG = SIGKILL`, so an interrupted bench does not
 //!   leave verifiers running.
 //! - Peak memory is `ru_maxrss` from `wait4` (the largest resident set of the child and
 //!   of its waited-for descendants), CPU time `ru_utime + ru_stime`.
+//!
+//! - Interruption: after [`install_interrupt_handler`], SIGINT or SIGTERM sets a flag
+//!   ([`interrupted`]); a running child is then killed and [`run`] returns an error of kind
+//!   [`io::ErrorKind::Interrupted`], so the bench can keep what finished and stop. A
+//!   second signal ends the bench at once (the default action).
 //!
 //! The exit is observed with `waitid(WNOWAIT)` polling, so that the process group can be
 //! killed (stray descendants) while its leader is still a zombie and its id not reusable;
@@ -17,6 +22,7 @@
 use std::io::{self, Read};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -67,8 +73,60 @@ const MAX_CAPTURE: usize = 16 << 20;
 /// Longest pause between two polls for the child's exit.
 const MAX_POLL: Duration = Duration::from_millis(20);
 
-/// Runs `command` to its end or to the wall-clock limit, capturing stdout and stderr.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Whether SIGINT or SIGTERM arrived since [`install_interrupt_handler`].
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
+extern "C" fn on_interrupt(signal: libc::c_int) {
+    if INTERRUPTED.swap(true, Ordering::SeqCst) {
+        // The second signal: the default action (the process ends).
+        // SAFETY: signal and raise are async-signal-safe.
+        unsafe {
+            libc::signal(signal, libc::SIG_DFL);
+            libc::raise(signal);
+        }
+    }
+}
+
+/// Catches SIGINT and SIGTERM: the first sets [`interrupted`], a second ends the process.
+pub fn install_interrupt_handler() -> io::Result<()> {
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: an all-zero sigaction is valid; the handler only touches an atomic and
+        // calls async-signal-safe functions.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_interrupt as extern "C" fn(libc::c_int) as usize;
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut action.sa_mask);
+            if libc::sigaction(signal, &action, std::ptr::null_mut()) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+    }
+    Ok(())
+}
+
+fn interrupted_error() -> io::Error {
+    io::Error::new(io::ErrorKind::Interrupted, "the bench was interrupted")
+}
+
+/// How waiting for a child ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wait {
+    Exited,
+    Deadline,
+    Interrupted,
+}
+
+/// Runs `command` to its end or to the wall-clock limit, capturing stdout and stderr; an
+/// error of kind `Interrupted` when the bench was interrupted first.
 pub fn run(mut command: Command, limits: Limits) -> io::Result<Finished> {
+    if interrupted() {
+        return Err(interrupted_error());
+    }
     command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -87,7 +145,7 @@ pub fn run(mut command: Command, limits: Limits) -> io::Result<Finished> {
     let stdout = child.stdout.take().map(spawn_reader);
     let stderr = child.stderr.take().map(spawn_reader);
 
-    let timed_out = wait_for_exit(pid, start + limits.wall)?;
+    let wait = wait_for_exit(pid, start + limits.wall)?;
     // The leader is a zombie or still running: its group id is still ours to kill.
     // SAFETY: kill has no memory-safety preconditions.
     unsafe {
@@ -95,7 +153,10 @@ pub fn run(mut command: Command, limits: Limits) -> io::Result<Finished> {
     }
     let (status, usage) = reap(pid)?;
     let wall = start.elapsed();
-    let end = if timed_out {
+    if wait == Wait::Interrupted {
+        return Err(interrupted_error());
+    }
+    let end = if wait == Wait::Deadline {
         End::TimedOut
     } else if libc::WIFSIGNALED(status) {
         End::Signaled(libc::WTERMSIG(status))
@@ -131,9 +192,9 @@ fn prepare_child(memory_bytes: Option<u64>) -> io::Result<()> {
     Ok(())
 }
 
-/// Polls until the child has exited (without reaping it) or `deadline` passes; `true`
-/// when the deadline passed first.
-fn wait_for_exit(pid: libc::pid_t, deadline: Instant) -> io::Result<bool> {
+/// Polls until the child has exited (without reaping it), `deadline` passes or the bench
+/// is interrupted.
+fn wait_for_exit(pid: libc::pid_t, deadline: Instant) -> io::Result<Wait> {
     let mut pause = Duration::from_millis(1);
     loop {
         // SAFETY: an all-zero siginfo_t is a valid value; waitid writes into it.
@@ -150,11 +211,14 @@ fn wait_for_exit(pid: libc::pid_t, deadline: Instant) -> io::Result<bool> {
         }
         // SAFETY: waitid filled `info`; si_pid is 0 when no child has changed state.
         if unsafe { info.si_pid() } != 0 {
-            return Ok(false);
+            return Ok(Wait::Exited);
+        }
+        if interrupted() {
+            return Ok(Wait::Interrupted);
         }
         let now = Instant::now();
         if now >= deadline {
-            return Ok(true);
+            return Ok(Wait::Deadline);
         }
         thread::sleep(pause.min(deadline - now));
         pause = (pause * 2).min(MAX_POLL);

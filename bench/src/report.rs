@@ -374,7 +374,7 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::results::tests::{sample_record, sample_results};
+    use crate::results::tests::{sample_record, sample_results};
 
     #[test]
     fn wrong_verdicts_come_first() {
