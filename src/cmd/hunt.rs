@@ -50,6 +50,9 @@ pub struct Args {
     /// agx's own static warnings (races, lock-order inversions, assertions) are the goals.
     #[arg(long)]
     pub warnings: bool,
+    /// Every statement of a relation computed by user rules (`RULES.dl:REL`) is a goal.
+    #[arg(long, value_name = "RULES.dl:REL")]
+    pub targets_from: Option<String>,
     /// Trials (abstract trace sets) run in parallel. Default: the number of CPUs.
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
@@ -114,7 +117,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let analysis = Analysis::run(&facts);
     let specs = goals(&args, &program, &facts, &analysis)?;
     if specs.is_empty() {
-        bail!("no goals: give --target FILE:LINE, --assertions, --sarif FILE or --warnings (or the program has none)");
+        bail!("no goals: give --target FILE:LINE, --assertions, --sarif FILE, --warnings or --targets-from RULES.dl:REL (or the program has none)");
     }
     let abs = RulesAbstraction::new(&facts, &analysis);
     // A goal's slice does not change between rounds: computed once, on its first round.
@@ -274,6 +277,22 @@ fn goals(
             analysis::sarif::read_targets(&text).with_context(|| format!("{}", path.display()))?;
         for t in targets {
             specs.push(sarif_goal(program, &t));
+        }
+    }
+    if let Some(spec) = &args.targets_from {
+        for s in super::user_rules::statements_from(spec, facts)? {
+            let label = program.location(program.stmt(s).span());
+            specs.push(Spec {
+                origin: format!("rules {spec}"),
+                label: label.clone(),
+                goal: Ok(Goal {
+                    kind: GoalKind::Reach,
+                    locations: vec![GoalLocation {
+                        stmts: vec![s],
+                        label,
+                    }],
+                }),
+            });
         }
     }
     if args.warnings {

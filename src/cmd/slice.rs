@@ -28,6 +28,9 @@ pub struct Args {
     /// Targets from the results of a SARIF 2.1.0 file of static warnings.
     #[arg(long, value_name = "FILE")]
     pub sarif: Option<PathBuf>,
+    /// Targets from a relation of statements computed by user rules (`RULES.dl:REL`).
+    #[arg(long, value_name = "RULES.dl:REL")]
+    pub criteria_from: Option<String>,
     /// Output format.
     #[arg(long, default_value = "text", value_parser = ["text", "json", "dot"])]
     pub format: String,
@@ -179,6 +182,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if let Some(path) = &args.sarif {
         locations.extend(sarif_locations(path)?);
     }
+    if let Some(spec) = &args.criteria_from {
+        for s in super::user_rules::statements_from(spec, &facts)? {
+            if let Some(l) = super::user_rules::stmt_location(&facts, s) {
+                locations.push(Location {
+                    file: l.file,
+                    line: l.line,
+                });
+            }
+        }
+    }
     if args.assertions {
         let lines = facts.stmt_lines();
         for &(e,) in &facts.error_site {
@@ -191,7 +204,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut seen = BTreeSet::new();
     locations.retain(|l| seen.insert((l.file.clone(), l.line)));
     if locations.is_empty() {
-        bail!("no targets: give --target FILE:LINE, --assertions or --sarif FILE");
+        bail!("no targets: give --target FILE:LINE, --assertions, --sarif FILE or --criteria-from RULES.dl:REL (or the relation is empty)");
     }
     let analysis = Analysis::run(&facts);
     let mut reports: Vec<TargetReport> = locations
