@@ -39,6 +39,9 @@ pub struct Args {
     /// agx's own static warnings (races, lock-order inversions, assertions) are the goals.
     #[arg(long)]
     pub warnings: bool,
+    /// Every statement of a relation computed by user rules (`RULES.dl:REL`) is a goal.
+    #[arg(long, value_name = "RULES.dl:REL")]
+    pub targets_from: Option<String>,
     /// Trials (abstract trace sets) run in parallel. Default: the number of CPUs.
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
@@ -113,7 +116,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let program = driver.program();
     let specs = goals(&args, &driver)?;
     if specs.is_empty() {
-        bail!("no goals: give --target FILE:LINE, --assertions, --sarif FILE or --warnings (or the program has none)");
+        bail!("no goals: give --target FILE:LINE, --assertions, --sarif FILE, --warnings or --targets-from RULES.dl:REL (or the program has none)");
     }
     let abs = driver.abstraction();
     // A goal's slice does not change between rounds: computed once, on its first round.
@@ -251,6 +254,22 @@ fn goals(args: &Args, driver: &Driver) -> Result<Vec<Spec>> {
     }
     for t in args.targets.sarif_targets()? {
         specs.push(sarif_goal(program, &lines, &t));
+    }
+    if let Some(spec) = &args.targets_from {
+        for s in super::user_rules::statements_from(spec, driver.facts())? {
+            let label = program.location(program.stmt(s).span());
+            specs.push(Spec {
+                origin: format!("rules {spec}"),
+                label: label.clone(),
+                goal: Ok(Goal {
+                    kind: GoalKind::Reach,
+                    locations: vec![GoalLocation {
+                        stmts: vec![s],
+                        label,
+                    }],
+                }),
+            });
+        }
     }
     if args.warnings {
         for w in warnings::compute(driver.facts(), driver.analysis(), true) {

@@ -23,6 +23,10 @@ pub enum RulesCommand {
     Run(RunArgs),
     /// Run the rule sets several times and print the fastest and median time of each.
     Time(TimeArgs),
+    /// Evaluate user rules (Soufflé syntax subset) over the facts of a program.
+    Eval(super::user_rules::EvalArgs),
+    /// Print the tuples of a fact or built-in relation, with source lines.
+    Print(super::user_rules::PrintArgs),
 }
 
 #[derive(clap::Args)]
@@ -101,9 +105,24 @@ pub fn run(args: Args) -> Result<ExitCode> {
                     " [ascent]"
                 };
                 println!("{:<16} {}{twin}", r.name, r.summary);
+                for b in rules::dl::builtin::BUILTINS
+                    .iter()
+                    .filter(|b| b.rule_set == r.name)
+                {
+                    let cols: Vec<String> = b
+                        .columns
+                        .iter()
+                        .map(|(n, t)| {
+                            format!("{n}: {}", if *t == 'n' { "number" } else { "symbol" })
+                        })
+                        .collect();
+                    println!("    {}({})  {}", b.name, cols.join(", "), b.doc);
+                }
             }
             Ok(ExitCode::SUCCESS)
         }
+        RulesCommand::Eval(a) => super::user_rules::eval(a),
+        RulesCommand::Print(a) => super::user_rules::print(a),
         RulesCommand::Run(a) => run_once(a),
         RulesCommand::Time(a) => time(a),
     }

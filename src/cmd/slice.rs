@@ -21,6 +21,9 @@ pub struct Args {
     pub input: InputArgs,
     #[command(flatten)]
     pub targets: TargetArgs,
+    /// Targets from a relation of statements computed by user rules (`RULES.dl:REL`).
+    #[arg(long, value_name = "RULES.dl:REL")]
+    pub criteria_from: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -106,6 +109,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 line: l.line,
             }),
     );
+    if let Some(spec) = &args.criteria_from {
+        for s in super::user_rules::statements_from(spec, &facts)? {
+            locations.extend(lines.location_of(s));
+        }
+    }
     if args.targets.assertions {
         locations.extend(
             facts
@@ -117,7 +125,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut seen = BTreeSet::new();
     locations.retain(|l| seen.insert((l.file.clone(), l.line)));
     if locations.is_empty() {
-        bail!("no targets: give --target FILE:LINE, --assertions or --sarif FILE");
+        bail!("no targets: give --target FILE:LINE, --assertions, --sarif FILE or --criteria-from RULES.dl:REL (or the relation is empty)");
     }
     let analysis = Analysis::run(&facts);
     let mut reports: Vec<TargetReport> = locations

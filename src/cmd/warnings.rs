@@ -39,6 +39,10 @@ pub struct Args {
     /// Leave out the assertions (only races and lock-order inversions).
     #[arg(long)]
     pub no_assertions: bool,
+    /// Report the findings of user checkers instead: every `.output` relation
+    /// `(stmt: symbol, message: symbol)` of these rules files, its name the rule id.
+    #[arg(long, value_name = "RULES.dl")]
+    pub rules: Vec<std::path::PathBuf>,
 }
 
 /// What a warning is about.
@@ -85,6 +89,10 @@ pub struct Warning {
 pub fn run(args: Args) -> Result<ExitCode> {
     let program = args.input.load()?;
     let facts = analysis::facts::extract(&program);
+    if !args.rules.is_empty() {
+        super::user_rules::print_findings(&args.rules, &facts, args.format)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let analysis = Analysis::run(&facts);
     let warnings = compute(&facts, &analysis, !args.no_assertions);
     match args.format {
