@@ -58,6 +58,9 @@ fn every_command_rejects_the_same_impossible_timeouts() {
             assert_error(&o, "--timeout", &format!("{} --timeout {bad}", command[0]));
         }
     }
+    // svcomp and bench refuse a memory limit agx verify cannot start under.
+    let o = agx(&["svcomp", "--property", &prp, PROGRAM, "--memory", "100"]);
+    assert_error(&o, "minimum of 256 MiB", "svcomp --memory 100");
     // The largest accepted value and a fraction are fine (verify ends long before).
     for good in ["1000000", "0.5"] {
         let o = agx(&["verify", PROGRAM, "--timeout", good]);
