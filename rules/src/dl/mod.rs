@@ -242,3 +242,37 @@ pub fn values(fields: &[Field]) -> Vec<i64> {
 
 #[cfg(test)]
 mod tests;
+
+/// The rule sets shipped as `.dl` (`rules/dl/`): `(rule set, file name, text)`. Each
+/// reads the same inputs as its ascent program and derives the same relations.
+pub const SHIPPED: &[(&str, &str, &str)] = &[
+    (
+        "points-to",
+        "points_to.dl",
+        include_str!("../../dl/points_to.dl"),
+    ),
+    (
+        "call-graph",
+        "call_graph.dl",
+        include_str!("../../dl/call_graph.dl"),
+    ),
+    (
+        "control-dep",
+        "control_dep.dl",
+        include_str!("../../dl/control_dep.dl"),
+    ),
+    (
+        "data-dep",
+        "data_dep.dl",
+        include_str!("../../dl/data_dep.dl"),
+    ),
+    ("locks", "locks.dl", include_str!("../../dl/locks.dl")),
+    ("slice", "slice.dl", include_str!("../../dl/slice.dl")),
+];
+
+/// Parses a shipped rule set.
+pub fn shipped(rule_set: &str) -> Option<RulesFile> {
+    let (_, file, text) = SHIPPED.iter().find(|s| s.0 == rule_set)?;
+    let path = Path::new("rules/dl").join(file);
+    Some(RulesFile::parse(text, &path).expect("shipped rules parse"))
+}
