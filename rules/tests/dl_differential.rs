@@ -15,6 +15,7 @@ const RULE_SETS: &[&str] = &[
     "call_graph",
     "control_dep",
     "data_dep",
+    "happens_before",
     "locks",
     "slice",
 ];

@@ -6,7 +6,7 @@
 //! The same file runs in Soufflé over the `agx facts` directory (built-in relations
 //! written with `agx rules print REL FILE --format tsv`).
 //!
-//! Supported: rules with conjunction and top-level disjunction (`;`), negation
+//! Supported: rules with conjunction and disjunction (`;`, also in parentheses), negation
 //! (stratified), `_`, number and string constants, arithmetic `+ - * / %` and unary `-`,
 //! comparisons `= != < <= > >=` (ordering on numbers only), `x = expr` bindings,
 //! `count : { … }`, facts in the file, `.type` aliases of `number`/`symbol`,
@@ -265,6 +265,11 @@ pub const SHIPPED: &[(&str, &str, &str)] = &[
         "data-dep",
         "data_dep.dl",
         include_str!("../../dl/data_dep.dl"),
+    ),
+    (
+        "happens-before",
+        "happens_before.dl",
+        include_str!("../../dl/happens_before.dl"),
     ),
     ("locks", "locks.dl", include_str!("../../dl/locks.dl")),
     ("slice", "slice.dl", include_str!("../../dl/slice.dl")),

@@ -138,3 +138,15 @@ fn builtin_relation_as_input() {
     let e = eval(".decl pt(var: symbol, obj: symbol, offset: number)\n.input pt\n.decl n(k: number)\nn(k) :- k = count : pt(_, _, _).\n").unwrap();
     assert_eq!(e.tuples("n").unwrap(), vec![vec![0]]);
 }
+
+#[test]
+fn parenthesized_disjunction_and_parenthesized_arithmetic() {
+    let e = eval(
+        ".decl n(x: number)\nn(1). n(2). n(3). n(4).\n.decl m(x: number)\n\
+         m(x) :- n(x), (x = 1 ; x = 4), (x + 1) * 2 > 3.\n",
+    )
+    .unwrap();
+    let mut m = e.tuples("m").unwrap();
+    m.sort();
+    assert_eq!(m, vec![vec![1], vec![4]]);
+}
