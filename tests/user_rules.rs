@@ -115,6 +115,7 @@ fn rules_time_compares_interpreted_with_ascent() {
         "call-graph",
         "control-dep",
         "data-dep",
+        "happens-before",
         "locks",
         "slice",
     ] {
