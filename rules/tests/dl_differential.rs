@@ -18,6 +18,7 @@ const RULE_SETS: &[&str] = &[
     "happens_before",
     "locks",
     "slice",
+    "races",
 ];
 
 fn root() -> PathBuf {

@@ -273,6 +273,7 @@ pub const SHIPPED: &[(&str, &str, &str)] = &[
     ),
     ("locks", "locks.dl", include_str!("../../dl/locks.dl")),
     ("slice", "slice.dl", include_str!("../../dl/slice.dl")),
+    ("races", "races.dl", include_str!("../../dl/races.dl")),
 ];
 
 /// Parses a shipped rule set.
