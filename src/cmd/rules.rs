@@ -101,7 +101,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 } else {
                     " [ascent]"
                 };
-                println!("{:<16} {}{twin}", r.name, r.summary);
+                let dl = rules::dl::SHIPPED
+                    .iter()
+                    .find(|s| s.0 == r.name)
+                    .map(|s| format!(" rules/dl/{}", s.1))
+                    .unwrap_or_default();
+                println!("{:<16} {}{twin}{dl}", r.name, r.summary);
                 for b in rules::dl::builtin::BUILTINS
                     .iter()
                     .filter(|b| b.rule_set == r.name)
