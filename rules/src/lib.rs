@@ -305,8 +305,9 @@ impl Analysis {
         self.points_to.of(var)
     }
 
-    /// Runs the target-dependent rule sets (slices and abstract system) on `targets`,
-    /// adding their timings; used by `agx rules` to time every rule set.
+    /// Runs the target-dependent rule sets (slices and abstract system) on `targets`, and
+    /// the warning rule sets (races, lock order), adding their timings; used by
+    /// `agx rules` to time every rule set.
     pub fn time_target_rule_sets(&mut self, facts: &Facts, targets: &[StmtId]) {
         let engine = self.engine();
         let start = Instant::now();
@@ -325,6 +326,32 @@ impl Analysis {
             engine: Engine::Ascent,
             duration: start.elapsed(),
             sizes: sys.sizes(),
+        });
+        let start = Instant::now();
+        let race_result = races::run(&races::Inputs {
+            facts,
+            points_to: &self.points_to,
+            call_graph: &self.call_graph,
+            data: &self.data,
+            happens_before: &self.happens_before,
+        });
+        self.timings.push(Timing {
+            rule_set: "races",
+            engine: Engine::Ascent,
+            duration: start.elapsed(),
+            sizes: race_result.sizes(),
+        });
+        let start = Instant::now();
+        let order = lock_order::run(
+            &race_result.locksets,
+            &self.call_graph,
+            &self.happens_before,
+        );
+        self.timings.push(Timing {
+            rule_set: "lock-order",
+            engine: Engine::Ascent,
+            duration: start.elapsed(),
+            sizes: order.sizes(),
         });
         let start = Instant::now();
         let fi = points_to::run_field_insensitive(facts);

@@ -15,8 +15,10 @@ const RULE_SETS: &[&str] = &[
     "call_graph",
     "control_dep",
     "data_dep",
+    "happens_before",
     "locks",
     "slice",
+    "races",
 ];
 
 fn root() -> PathBuf {

@@ -51,6 +51,9 @@ pub struct TimeArgs {
     /// How many runs.
     #[arg(long, default_value_t = 5)]
     pub repeat: usize,
+    /// Leave out the interpreted `.dl` rule sets (rules/dl/) beside the compiled ones.
+    #[arg(long)]
+    pub no_interpreted: bool,
 }
 
 /// Reads facts from a facts directory (written by `agx facts`) or from a C program.
@@ -104,7 +107,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 } else {
                     " [ascent]"
                 };
-                println!("{:<16} {}{twin}", r.name, r.summary);
+                let dl = rules::dl::SHIPPED
+                    .iter()
+                    .find(|s| s.0 == r.name)
+                    .map(|s| format!(" rules/dl/{}", s.1))
+                    .unwrap_or_default();
+                println!("{:<16} {}{twin}{dl}", r.name, r.summary);
                 for b in rules::dl::builtin::BUILTINS
                     .iter()
                     .filter(|b| b.rule_set == r.name)
@@ -231,5 +239,9 @@ fn time(args: TimeArgs) -> Result<ExitCode> {
         );
     }
     println!("{:<16} {:<6} {:>10.3}", "total", "", total_min);
+    if !args.no_interpreted {
+        println!();
+        super::user_rules::time_interpreted(&facts, &runs, args.repeat, &args.run.rule_sets)?;
+    }
     Ok(ExitCode::SUCCESS)
 }

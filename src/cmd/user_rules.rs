@@ -428,3 +428,57 @@ pub fn print_findings(
     }
     Ok(())
 }
+
+/// `agx rules time`: each shipped `.dl` rule set interpreted over the same inputs as its
+/// ascent program, fastest of `repeat` runs, beside the compiled time.
+pub fn time_interpreted(
+    facts: &Facts,
+    compiled: &[Vec<rules::Timing>],
+    repeat: usize,
+    only: &[String],
+) -> Result<()> {
+    let inputs = Inputs::new(facts);
+    inputs.analysis();
+    println!(
+        "{:<16} {:>12} {:>15} {:>7}",
+        "rule set", "ascent ms", "interpreted ms", "ratio"
+    );
+    let (mut total_a, mut total_i) = (0.0, 0.0);
+    for (set, _, _) in dl::SHIPPED {
+        if !only.is_empty() && !only.iter().any(|n| n == set) {
+            continue;
+        }
+        let file = dl::shipped(set).expect("shipped");
+        let mut best = f64::INFINITY;
+        for _ in 0..repeat {
+            let e = dl::evaluate(&file, &inputs)?;
+            best = best.min(e.eval_time.as_secs_f64() * 1e3);
+        }
+        let ascent = compiled
+            .iter()
+            .filter_map(|run| run.iter().find(|t| t.rule_set == *set))
+            .map(|t| t.duration.as_secs_f64() * 1e3)
+            .reduce(f64::min);
+        match ascent {
+            Some(a) if *set == "races" => {
+                // races.dl is the lockset half of the rule set: not comparable.
+                println!("{set:<16} {a:>12.3} {best:>15.3}   (ascent: locksets and races; .dl: locksets)");
+            }
+            Some(a) => {
+                total_a += a;
+                total_i += best;
+                println!("{set:<16} {a:>12.3} {best:>15.3} {:>6.2}x", best / a);
+            }
+            None => println!("{set:<16} {:>12} {best:>15.3}", "-"),
+        }
+    }
+    if total_a > 0.0 {
+        println!(
+            "{:<16} {total_a:>12.3} {total_i:>15.3} {:>6.2}x",
+            "total",
+            total_i / total_a
+        );
+    }
+    println!("(fastest of the runs; interpreted: evaluation only, over the inputs ascent reads)");
+    Ok(())
+}

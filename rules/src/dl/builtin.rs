@@ -45,6 +45,13 @@ fn cell(out: &mut Vec<i64>, c: Cell) {
     out.push(c.offset);
 }
 
+fn lock(out: &mut Vec<i64>, sy: &mut Symbols, l: crate::races::Lock) {
+    match l {
+        crate::races::Lock::Mutex(ob, k) => out.extend([o(ob), k]),
+        crate::races::Lock::Atomic => out.extend([sy.intern("atomic"), 0]),
+    }
+}
+
 fn targets(facts: &Facts) -> Vec<StmtId> {
     facts.error_site.iter().map(|e| e.0).collect()
 }
@@ -340,6 +347,34 @@ pub const BUILTINS: &[Builtin] = &[
         doc: "the forward slice of every error site",
         rows: |facts, a, _, out| {
             out.extend(a.slice(&targets(facts), Direction::Forward).into_iter().map(s))
+        },
+    },
+    Builtin {
+        name: "held",
+        rule_set: "races",
+        columns: &[("stmt", 's'), ("lock", 's'), ("offset", 'n')],
+        doc: "lock (a mutex cell, or (\"atomic\", 0) for atomic sections) is held at stmt on every path",
+        rows: |facts, a, sy, out| {
+            let ls = crate::races::locksets(facts, &a.points_to, &a.call_graph);
+            for (&st, locks) in &ls.held {
+                for &l in locks {
+                    out.push(s(st));
+                    lock(out, sy, l);
+                }
+            }
+        },
+    },
+    Builtin {
+        name: "acquire",
+        rule_set: "races",
+        columns: &[("stmt", 's'), ("lock", 's'), ("offset", 'n')],
+        doc: "stmt certainly acquires lock (its operand points to that one mutex cell)",
+        rows: |facts, a, sy, out| {
+            let ls = crate::races::locksets(facts, &a.points_to, &a.call_graph);
+            for &(st, l) in &ls.acquires {
+                out.push(s(st));
+                lock(out, sy, l);
+            }
         },
     },
     Builtin {

@@ -6,7 +6,7 @@
 //! The same file runs in Soufflé over the `agx facts` directory (built-in relations
 //! written with `agx rules print REL FILE --format tsv`).
 //!
-//! Supported: rules with conjunction and top-level disjunction (`;`), negation
+//! Supported: rules with conjunction and disjunction (`;`, also in parentheses), negation
 //! (stratified), `_`, number and string constants, arithmetic `+ - * / %` and unary `-`,
 //! comparisons `= != < <= > >=` (ordering on numbers only), `x = expr` bindings,
 //! `count : { … }`, facts in the file, `.type` aliases of `number`/`symbol`,
@@ -242,3 +242,43 @@ pub fn values(fields: &[Field]) -> Vec<i64> {
 
 #[cfg(test)]
 mod tests;
+
+/// The rule sets shipped as `.dl` (`rules/dl/`): `(rule set, file name, text)`. Each
+/// reads the same inputs as its ascent program and derives the same relations.
+pub const SHIPPED: &[(&str, &str, &str)] = &[
+    (
+        "points-to",
+        "points_to.dl",
+        include_str!("../../dl/points_to.dl"),
+    ),
+    (
+        "call-graph",
+        "call_graph.dl",
+        include_str!("../../dl/call_graph.dl"),
+    ),
+    (
+        "control-dep",
+        "control_dep.dl",
+        include_str!("../../dl/control_dep.dl"),
+    ),
+    (
+        "data-dep",
+        "data_dep.dl",
+        include_str!("../../dl/data_dep.dl"),
+    ),
+    (
+        "happens-before",
+        "happens_before.dl",
+        include_str!("../../dl/happens_before.dl"),
+    ),
+    ("locks", "locks.dl", include_str!("../../dl/locks.dl")),
+    ("slice", "slice.dl", include_str!("../../dl/slice.dl")),
+    ("races", "races.dl", include_str!("../../dl/races.dl")),
+];
+
+/// Parses a shipped rule set.
+pub fn shipped(rule_set: &str) -> Option<RulesFile> {
+    let (_, file, text) = SHIPPED.iter().find(|s| s.0 == rule_set)?;
+    let path = Path::new("rules/dl").join(file);
+    Some(RulesFile::parse(text, &path).expect("shipped rules parse"))
+}

@@ -7,9 +7,9 @@
 //!             | ('.input' | '.output' | '.printsize') NAME (',' NAME)* ['(' params ')']
 //!             | atom (':-' body)? '.'
 //!             | '#include' STRING
-//! body       := conj (';' conj)*            (top-level disjunction: one rule per branch)
-//! conj       := literal (',' literal)*
-//! literal    := atom | '!' atom | expr CMP expr
+//! body       := conj (';' conj)*            (disjunction: one rule per alternative of
+//! conj       := literal (',' literal)*       its disjunctive normal form)
+//! literal    := atom | '!' atom | expr CMP expr | '(' body ')'
 //! expr       := term (('+' | '-' | '*' | '/' | '%') term)*   (usual precedence)
 //! term       := NUMBER | STRING | VAR | '_' | '-' term | '(' expr ')'
 //!             | 'count' ':' (atom | '{' conj '}')
@@ -605,22 +605,83 @@ impl Parser<'_> {
             return Err(self.unexpected("`:-` or `.` after the rule head"));
         }
         self.advance();
-        let mut rules = Vec::new();
-        loop {
-            let body = self.conj()?;
-            rules.push(Rule {
+        let bodies = self.disj()?;
+        self.expect(".")?;
+        Ok(bodies
+            .into_iter()
+            .map(|body| Rule {
                 head: head.clone(),
                 body,
                 pos: start.clone(),
-            });
-            if self.is(";") {
+            })
+            .collect())
+    }
+
+    /// A disjunction, as the alternatives of its disjunctive normal form.
+    fn disj(&mut self) -> Result<Vec<Vec<Literal>>, DlError> {
+        let mut alternatives = self.conj_dnf()?;
+        while self.is(";") {
+            self.advance();
+            alternatives.extend(self.conj_dnf()?);
+        }
+        if alternatives.len() > 4096 {
+            return Err(DlError::at(
+                self.pos(),
+                "disjunction expands to more than 4096 rules",
+            ));
+        }
+        Ok(alternatives)
+    }
+
+    fn conj_dnf(&mut self) -> Result<Vec<Vec<Literal>>, DlError> {
+        let mut alternatives: Vec<Vec<Literal>> = vec![vec![]];
+        loop {
+            let options = self.literal_dnf()?;
+            let mut next = Vec::new();
+            for a in &alternatives {
+                for o in &options {
+                    let mut c = a.clone();
+                    c.extend(o.iter().cloned());
+                    next.push(c);
+                }
+            }
+            alternatives = next;
+            if alternatives.len() > 4096 {
+                return Err(DlError::at(
+                    self.pos(),
+                    "disjunction expands to more than 4096 rules",
+                ));
+            }
+            if self.is(",") {
                 self.advance();
             } else {
-                break;
+                return Ok(alternatives);
             }
         }
-        self.expect(".")?;
-        Ok(rules)
+    }
+
+    /// A literal, or a parenthesized disjunction `( … ; … )`.
+    fn literal_dnf(&mut self) -> Result<Vec<Vec<Literal>>, DlError> {
+        if self.is("(") {
+            let save = self.i;
+            self.advance();
+            if let Ok(inner) = self.disj() {
+                if self.is(")") {
+                    self.advance();
+                    let is_expr = matches!(
+                        self.peek(),
+                        Tok::Punct(
+                            "=" | "!=" | "<" | "<=" | ">" | ">=" | "+" | "-" | "*" | "/" | "%"
+                        )
+                    );
+                    if !is_expr {
+                        return Ok(inner);
+                    }
+                }
+            }
+            self.i = save;
+        }
+        Ok(vec![vec![self.literal()?]])
     }
 
     fn conj(&mut self) -> Result<Vec<Literal>, DlError> {

@@ -138,3 +138,70 @@ fn builtin_relation_as_input() {
     let e = eval(".decl pt(var: symbol, obj: symbol, offset: number)\n.input pt\n.decl n(k: number)\nn(k) :- k = count : pt(_, _, _).\n").unwrap();
     assert_eq!(e.tuples("n").unwrap(), vec![vec![0]]);
 }
+
+#[test]
+fn parenthesized_disjunction_and_parenthesized_arithmetic() {
+    let e = eval(
+        ".decl n(x: number)\nn(1). n(2). n(3). n(4).\n.decl m(x: number)\n\
+         m(x) :- n(x), (x = 1 ; x = 4), (x + 1) * 2 > 3.\n",
+    )
+    .unwrap();
+    let mut m = e.tuples("m").unwrap();
+    m.sort();
+    assert_eq!(m, vec![vec![1], vec![4]]);
+}
+
+#[test]
+fn error_unstratifiable_count() {
+    let m = err(&format!(
+        "{EDGE}.decl p(a: symbol, n: number)\np(a, n) :- cfg_edge(a, _), n = count : {{ p(a, _) }}.\n"
+    ));
+    assert!(m.starts_with("t.dl:4:"), "{m}");
+    assert!(
+        m.contains("unstratifiable negation: `p` depends on `!p` (or its count)"),
+        "{m}"
+    );
+}
+
+#[test]
+fn nullary_relations_string_facts_and_division_by_zero() {
+    let e = eval(
+        ".decl e(a: symbol, b: symbol)\ne(\"x\", \"y\"). e(\"y\", \"z\").\n\
+         .decl has_path()\nhas_path() :- e(\"x\", m), e(m, \"z\").\n\
+         .decl none()\nnone() :- e(_, _), !has_path().\n\
+         .decl d(q: number)\n.decl n(k: number)\nn(0). n(2).\nd(q) :- n(k), q = 10 / k.\n",
+    )
+    .unwrap();
+    assert_eq!(e.tuples("has_path").unwrap().len(), 1);
+    assert!(e.tuples("none").unwrap().is_empty());
+    assert_eq!(e.tuples("d").unwrap(), vec![vec![5]]);
+    assert_eq!(e.symbols().render(e.tuples("e").unwrap()[0][0]), "x");
+}
+
+#[test]
+fn malformed_files_are_errors_not_panics() {
+    for (text, want) in [
+        ("p(x", "t.dl:1:4: expected `)`, found the end of the file"),
+        (
+            ".decl p(a: float)",
+            "t.dl:1:12: type `float` is not supported",
+        ),
+        (".comp C {}", "t.dl:1:1: unsupported directive `.comp`"),
+        (
+            "#define X 1",
+            "t.dl:1:1: unsupported preprocessor directive `#define`",
+        ),
+        (
+            ".decl p(a: number)\np(x).",
+            "t.dl:2:3: variable `x` is not bound by a positive atom (ungrounded)",
+        ),
+        (
+            ".decl p(a: number)\np(1) :- p(x), y = cat(x).",
+            "t.dl:2:19: functor `cat(...)` is not supported",
+        ),
+        ("/* open", "t.dl:1:1: unterminated comment"),
+    ] {
+        let m = err(text);
+        assert!(m.starts_with(want), "{text:?}: {m}");
+    }
+}
