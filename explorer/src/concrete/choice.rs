@@ -170,7 +170,9 @@ mod tests {
     fn round_robin_cycles_through_enabled_threads() {
         let mut s = Scheduler::new(&SchedulePolicy::RoundRobin);
         let enabled = t(&[0, 1, 3]);
-        let picks: Vec<u32> = (0..5).map(|i| s.choose(i, &enabled, &[]).unwrap().0).collect();
+        let picks: Vec<u32> = (0..5)
+            .map(|i| s.choose(i, &enabled, &[]).unwrap().0)
+            .collect();
         assert_eq!(picks, vec![0, 1, 3, 0, 1]);
         assert_eq!(s.choose(5, &t(&[0]), &[]).unwrap(), ThreadId(0));
     }
@@ -194,7 +196,9 @@ mod tests {
             threads: t(&[2]),
             then: ScheduleFallback::RoundRobin,
         };
-        let err = Scheduler::new(&policy).choose(0, &t(&[0, 1]), &[]).unwrap_err();
+        let err = Scheduler::new(&policy)
+            .choose(0, &t(&[0, 1]), &[])
+            .unwrap_err();
         assert_eq!(
             err.to_string(),
             "schedule diverged at step 0: the schedule names thread 2, which is not enabled \

@@ -1001,7 +1001,8 @@ impl<'p> Engine<'p> {
     /// Applies a step's weakest-precondition transformer to a subtree's result.
     pub fn with_ops(&mut self, ops: &[WpOp], mut sub: Sub) -> Sub {
         if self.wp_on && !ops.is_empty() {
-            sub.wp = super::summary::wp_of(&mut self.pool, ops, sub.wp);
+            let cap = self.cfg.summary_size_bound.saturating_mul(WP_CAP_FACTOR);
+            sub.wp = super::summary::wp_of_capped(&mut self.pool, ops, sub.wp, cap);
             sub.wp = self.capped(sub.wp);
         }
         sub
