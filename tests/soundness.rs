@@ -2,7 +2,8 @@
 //! checks on their fixtures (verdict, kind, line and witness replay under every
 //! strategy, with `--repair add` and `--no-slice`): `agx hunt --assertions` confirms the
 //! violations, the undefined behaviour of case 6 is the reason of UNKNOWN under every
-//! strategy, and a SAFE verdict without spurious wake-ups says so.
+//! strategy, and a SAFE verdict without spurious wake-ups says so; the memory budget
+//! and the deadline hold on inputs that used to exhaust them.
 
 mod common;
 
@@ -72,4 +73,57 @@ fn safe_without_spurious_wakeups_says_so() {
     );
     let run = agx(&["verify", file]);
     assert!(run.stdout.starts_with("VIOLATION"), "{}", run.stdout);
+}
+
+#[test]
+fn the_memory_budget_ends_in_unknown_naming_it() {
+    let file = "fixtures/verify/memory_budget.c";
+    for strategy in ["baseline", "dpor", "dpor+ag"] {
+        let run = agx(&[
+            "verify",
+            file,
+            "--strategy",
+            strategy,
+            "--max-memory",
+            "512",
+        ]);
+        assert!(
+            run.stdout
+                .starts_with("UNKNOWN: memory: the live heap blocks would exceed 512 MiB"),
+            "{strategy}: {}",
+            run.stdout
+        );
+    }
+    let run = agx(&["run", file, "--max-memory", "512"]);
+    assert!(
+        run.stderr.contains("bound of 512 MiB of heap memory"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_long_step_honours_the_deadline() {
+    // 5,000 assignments to a local in one step. Its weakest precondition used to take
+    // two minutes (with --timeout 2) before the search could look at its deadline.
+    let dir = std::env::temp_dir().join(format!("agx-soundness-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("sum.c");
+    let body = "y = y + 1; ".repeat(5000);
+    std::fs::write(
+        &file,
+        format!("int x; int main(void) {{ int y = 0; {body}x = y; return 0; }}\n"),
+    )
+    .expect("writes the program");
+    let started = std::time::Instant::now();
+    let run = agx(&[
+        "verify",
+        file.to_str().expect("utf-8 path"),
+        "--timeout",
+        "2",
+    ]);
+    let secs = started.elapsed().as_secs_f64();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(run.code == Some(0), "{}: {}", run.ending(), run.stderr);
+    assert!(secs < 20.0, "took {secs:.1} s");
 }
