@@ -80,6 +80,10 @@ pub struct Args {
     /// Do not explore spurious wake-ups of `pthread_cond_wait` (POSIX allows them).
     #[arg(long)]
     pub no_spurious_wakeups: bool,
+    /// Memory budget in MiB: live heap blocks beyond it end a path, and a search whose
+    /// resident memory exceeds it stops; the verdict is then `unknown` naming `memory`.
+    #[arg(long, value_name = "MIB", default_value_t = 4096)]
+    pub max_memory: u64,
     /// Write each confirmed goal's witness (agx-witness JSON, replayable with
     /// `agx run FILE --witness W`) to DIR/goal-N.json.
     #[arg(long, value_name = "DIR")]
@@ -168,6 +172,7 @@ fn config(args: &Args) -> Config {
     c.uninit = args.uninit;
     c.refute = !args.no_refute;
     c.spurious_wakeups = !args.no_spurious_wakeups;
+    c.max_memory = args.max_memory.saturating_mul(1 << 20);
     c.program_name = args.input.file.display().to_string();
     c
 }

@@ -49,6 +49,10 @@ pub struct Args {
     /// wake-up, which POSIX allows and explicit schedules may otherwise name).
     #[arg(long)]
     pub no_spurious_wakeups: bool,
+    /// Memory budget in MiB: a run whose live heap blocks would exceed it stops at a
+    /// bound.
+    #[arg(long, value_name = "MIB", default_value_t = 4096)]
+    pub max_memory: u64,
     /// Replay a witness (JSON) instead of a schedule and inputs given by flags.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["schedule", "inputs", "uninit"])]
     pub witness: Option<PathBuf>,
@@ -142,6 +146,7 @@ fn config(args: &Args, program: &Program) -> Result<RunConfig> {
     if args.no_spurious_wakeups {
         config.spurious_wakeups = false;
     }
+    config.max_memory = args.max_memory.saturating_mul(1 << 20);
     config.record_trace = args.trace || args.save_witness.is_some();
     Ok(config)
 }

@@ -96,6 +96,10 @@ pub struct Args {
     /// `safe` verdict then holds only for runs without them, and says so).
     #[arg(long)]
     pub no_spurious_wakeups: bool,
+    /// Memory budget in MiB: live heap blocks beyond it end a path, and a search whose
+    /// resident memory exceeds it stops; the verdict is then `unknown` naming `memory`.
+    #[arg(long, value_name = "MIB", default_value_t = 4096)]
+    pub max_memory: u64,
     /// Output format.
     #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
     pub format: TextOrJson,
@@ -144,6 +148,7 @@ fn config(args: &Args, driver: &Driver) -> Result<Config> {
     c.program_name = args.input.file.display().to_string();
     c.trace = args.trace_search;
     c.spurious_wakeups = !args.no_spurious_wakeups;
+    c.max_memory = args.max_memory.saturating_mul(1 << 20);
     let mut checks = Checks::default();
     for kind in &args.check {
         match kind {

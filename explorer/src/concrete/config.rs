@@ -34,7 +34,13 @@ pub struct RunConfig {
     /// wake-up: it re-acquires the mutex as that step). The automatic policies
     /// (round-robin, random) never choose one. Default: `true`.
     pub spurious_wakeups: bool,
+    /// Stop with `BoundHit` when the live heap blocks would exceed this many bytes (a
+    /// `malloc` loop). Default: 4 GiB.
+    pub max_memory: u64,
 }
+
+/// The default memory budget of both engines: 4 GiB.
+pub const DEFAULT_MAX_MEMORY: u64 = 4 << 30;
 
 impl Default for RunConfig {
     fn default() -> Self {
@@ -48,6 +54,7 @@ impl Default for RunConfig {
             max_threads: 100_000,
             record_trace: true,
             spurious_wakeups: true,
+            max_memory: DEFAULT_MAX_MEMORY,
         }
     }
 }

@@ -42,6 +42,11 @@ impl<'p> Machine<'p> {
                     Value::Int(n) => n,
                     _ => return Err(self.unsupported("allocation size is a pointer")),
                 };
+                if self.mem.heap_bytes.saturating_add(size) > self.cfg.max_memory {
+                    return Err(Stop::End(Outcome::BoundHit {
+                        bound: Bound::Memory(self.cfg.max_memory),
+                    }));
+                }
                 let obj = self.mem.alloc(stmt.id, size, *zeroed);
                 self.set_reg(t, *dst, Value::Ptr { obj, offset: 0 });
             }

@@ -91,6 +91,8 @@ pub(crate) struct Memory<'p> {
     objects: Vec<RtObject>,
     free_slots: Vec<u32>,
     free_heap: Vec<u32>,
+    /// Bytes of live heap blocks (for the memory budget).
+    pub heap_bytes: u64,
 }
 
 type MemResult<T> = Result<T, MemFault>;
@@ -102,6 +104,7 @@ impl<'p> Memory<'p> {
             objects: Vec::new(),
             free_slots: Vec::new(),
             free_heap: Vec::new(),
+            heap_bytes: 0,
         }
     }
 
@@ -122,6 +125,7 @@ impl<'p> Memory<'p> {
     /// A heap block of `size` bytes; `calloc` blocks (`zeroed`) read as zero.
     pub fn alloc(&mut self, site: StmtId, size: u64, zeroed: bool) -> ObjRef {
         let origin = Origin::Heap { site };
+        self.heap_bytes = self.heap_bytes.saturating_add(size);
         match self.free_heap.pop() {
             Some(index) => self.reuse(index, origin, size, zeroed),
             None => self.create(origin, size, zeroed, false),
@@ -203,6 +207,7 @@ impl<'p> Memory<'p> {
         let o = &mut self.objects[obj.index as usize];
         o.live = false;
         o.cells.clear();
+        self.heap_bytes = self.heap_bytes.saturating_sub(o.size);
         self.free_heap.push(obj.index);
         Ok(())
     }

@@ -148,7 +148,7 @@ mod tests;
 
 pub use config::{
     InputFallback, InputPolicy, InputValue, RunConfig, ScheduleFallback, SchedulePolicy,
-    UninitPolicy,
+    UninitPolicy, DEFAULT_MAX_MEMORY,
 };
 pub use outcome::{
     BlockedThread, Bound, EventKind, Execution, InputRecord, InputSource, Outcome, RuntimeError,

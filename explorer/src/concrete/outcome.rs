@@ -196,6 +196,8 @@ pub enum Bound {
     CallDepth(usize),
     /// Threads created, `main` included.
     Threads(usize),
+    /// Bytes of live heap blocks (`RunConfig::max_memory`).
+    Memory(u64),
 }
 
 impl fmt::Display for Bound {
@@ -205,6 +207,7 @@ impl fmt::Display for Bound {
             Bound::Statements(n) => write!(f, "{n} statements"),
             Bound::CallDepth(n) => write!(f, "call depth {n}"),
             Bound::Threads(n) => write!(f, "{n} threads"),
+            Bound::Memory(n) => write!(f, "{} MiB of heap memory", n >> 20),
         }
     }
 }

@@ -227,6 +227,9 @@ pub struct Config {
     /// Spurious wake-ups of condition waits (see
     /// [`symbolic::Config::spurious_wakeups`](crate::symbolic::Config)). Default: true.
     pub spurious_wakeups: bool,
+    /// Memory budget in bytes of the searches (see
+    /// [`symbolic::Config::max_memory`](crate::symbolic::Config)). Default: 4 GiB.
+    pub max_memory: u64,
 }
 
 impl Default for Config {
@@ -248,6 +251,7 @@ impl Default for Config {
             relevant: None,
             program_name: String::new(),
             spurious_wakeups: true,
+            max_memory: crate::concrete::DEFAULT_MAX_MEMORY,
         }
     }
 }

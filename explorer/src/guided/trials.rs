@@ -168,6 +168,7 @@ fn engine_config(cfg: &Config) -> symbolic::Config {
         uninit: cfg.uninit,
         program_name: cfg.program_name.clone(),
         spurious_wakeups: cfg.spurious_wakeups,
+        max_memory: cfg.max_memory,
         ..symbolic::Config::default()
     }
 }
@@ -385,6 +386,7 @@ fn exhaustive(
         uninit: cfg.uninit,
         program_name: cfg.program_name.clone(),
         spurious_wakeups: cfg.spurious_wakeups,
+        max_memory: cfg.max_memory,
         ..symbolic::Config::default()
     };
     match goal.kind {

@@ -306,6 +306,7 @@ pub struct Engine<'p> {
     started: Instant,
     deadline: Option<Instant>,
     last_progress: Instant,
+    last_memory_check: Instant,
     progress_shown: bool,
 }
 
@@ -383,6 +384,7 @@ impl<'p> Engine<'p> {
             started,
             deadline: cfg.timeout.map(|t| started + t),
             last_progress: started,
+            last_memory_check: started,
             progress_shown: false,
         })
     }
@@ -511,6 +513,21 @@ impl<'p> Engine<'p> {
             if now >= d {
                 let secs = self.cfg.timeout.map_or(0.0, |t| t.as_secs_f64());
                 self.incomplete("timeout", format!("the search stopped after {secs:.1} s"));
+                self.stop = true;
+                return true;
+            }
+        }
+        if now.duration_since(self.last_memory_check).as_millis() >= 50 {
+            self.last_memory_check = now;
+            if let Some(rss) = resident_bytes().filter(|&b| b > self.cfg.max_memory) {
+                self.incomplete(
+                    "memory",
+                    format!(
+                        "the search stopped at {} MiB resident, over its budget of {} MiB",
+                        rss >> 20,
+                        self.cfg.max_memory >> 20
+                    ),
+                );
                 self.stop = true;
                 return true;
             }
@@ -1000,8 +1017,12 @@ impl<'p> Engine<'p> {
 
     /// Applies a step's weakest-precondition transformer to a subtree's result.
     pub fn with_ops(&mut self, ops: &[WpOp], mut sub: Sub) -> Sub {
+        if self.stop {
+            return self.nothing();
+        }
         if self.wp_on && !ops.is_empty() {
-            sub.wp = super::summary::wp_of(&mut self.pool, ops, sub.wp);
+            let cap = self.cfg.summary_size_bound.saturating_mul(WP_CAP_FACTOR);
+            sub.wp = super::summary::wp_of_capped(&mut self.pool, ops, sub.wp, cap);
             sub.wp = self.capped(sub.wp);
         }
         sub
@@ -1019,6 +1040,14 @@ impl<'p> Engine<'p> {
             wp
         }
     }
+}
+
+/// The process's resident memory in bytes (Linux's `/proc/self/statm`; `None`
+/// elsewhere).
+pub fn resident_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages.saturating_mul(4096))
 }
 
 /// See [`Engine::capped`].

@@ -194,6 +194,11 @@ pub struct Config {
     /// and broadcasts wake waiters, and a `Safe` verdict holds only for that model.
     /// Default: true.
     pub spurious_wakeups: bool,
+    /// Memory budget in bytes: a path whose live heap blocks would exceed it ends at a
+    /// bound, and the search stops (at a bound) when the process's resident memory
+    /// exceeds it. Either makes the verdict at best `Unknown` naming `memory`. Default:
+    /// 4 GiB ([`crate::concrete::DEFAULT_MAX_MEMORY`]).
+    pub max_memory: u64,
 }
 
 impl Default for Config {
@@ -218,6 +223,7 @@ impl Default for Config {
             program_name: String::new(),
             trace: false,
             spurious_wakeups: true,
+            max_memory: crate::concrete::DEFAULT_MAX_MEMORY,
         }
     }
 }
@@ -234,8 +240,8 @@ pub enum Verdict {
 /// Why a search that found no violation is not `Safe`.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct Incomplete {
-    /// `unwind`, `max-events`, `timeout`, `solver`, `unsupported`, `undefined-behaviour`,
-    /// `assume-semantics`.
+    /// `unwind`, `max-events`, `timeout`, `memory`, `solver`, `unsupported`,
+    /// `undefined-behaviour`, `assume-semantics`.
     pub reason: String,
     /// The first occurrence, in words.
     pub detail: String,

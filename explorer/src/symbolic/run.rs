@@ -754,6 +754,14 @@ impl<'p> Engine<'p> {
                     return self.pin_fork(st, sz_t, wpt, "an allocation size");
                 };
                 self.decide(ops, sz_w.term(), n);
+                if st.mem.heap_bytes.saturating_add(n) > self.cfg.max_memory {
+                    let detail = format!(
+                        "the live heap blocks would exceed {} MiB at {}",
+                        self.cfg.max_memory >> 20,
+                        self.location(stmt.span)
+                    );
+                    return Flow::End(End::Bound("memory", detail));
+                }
                 let th = &mut st.threads[t];
                 let seq = th.allocs.entry(stmt.id).or_insert(0);
                 let name = ObjName::Heap {

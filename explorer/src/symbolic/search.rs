@@ -60,7 +60,9 @@ impl<'p> Engine<'p> {
         let mut sub = self.node(st, sleep, clocks);
         self.dpor.events.pop();
         self.dpor.outside.truncate(self.dpor.events.len());
-        sub.rw.extend(own);
+        if !self.stop {
+            sub.rw.extend(own);
+        }
         sub
     }
 
@@ -72,7 +74,7 @@ impl<'p> Engine<'p> {
     /// scheduled differently.
     pub fn node(&mut self, st: State, sleep: Vec<(Tid, Footprint)>, clocks: Vec<VClock>) -> Sub {
         let mut sub = self.node_inner(st.clone(), sleep, clocks);
-        if self.wp_on && !self.pool.is_false(sub.wp) {
+        if self.wp_on && !self.stop && !self.pool.is_false(sub.wp) {
             let pending = self.pending_assumptions(&st);
             sub.wp = self.pool.and(sub.wp, pending);
         }
@@ -231,6 +233,12 @@ impl<'p> Engine<'p> {
         self.dpor.nodes.pop();
         if let Some(v) = self.on_stack.get_mut(&fp) {
             v.pop();
+        }
+        if self.stop {
+            // The search is over: nothing recorded on the way back can be used, and
+            // merging the subtree's accesses costs as much as the search (the deadline
+            // must hold).
+            return self.nothing();
         }
         if let Some(key) = key {
             let keys: Vec<ThreadKey> = st.threads.iter().map(|th| th.key).collect();

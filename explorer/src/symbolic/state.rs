@@ -116,6 +116,8 @@ pub struct Object {
 #[derive(Clone, Default)]
 pub struct Memory {
     pub objects: BTreeMap<ObjInst, Rc<Object>>,
+    /// Bytes of live heap objects (for the memory budget, `Config::max_memory`).
+    pub heap_bytes: u64,
 }
 
 /// Why a memory access fails.
@@ -141,6 +143,9 @@ impl Memory {
         read_only: bool,
         heap: bool,
     ) {
+        if heap {
+            self.heap_bytes = self.heap_bytes.saturating_add(size);
+        }
         self.objects.insert(
             obj,
             Rc::new(Object {
@@ -158,6 +163,9 @@ impl Memory {
     pub fn kill(&mut self, obj: ObjInst) {
         if let Some(o) = self.objects.get_mut(&obj) {
             let o = Rc::make_mut(o);
+            if o.heap && o.live {
+                self.heap_bytes = self.heap_bytes.saturating_sub(o.size);
+            }
             o.live = false;
             o.cells.clear();
         }

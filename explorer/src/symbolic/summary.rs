@@ -59,27 +59,33 @@ pub enum WpOp {
 pub const RET_DEPTH: u32 = u32::MAX;
 
 /// Applies `ops` (in execution order) backwards to `post`.
-///
-/// Rather than substituting into `post` once per assignment (each costing the size of
-/// `post`), the assignments are composed into one simultaneous substitution `σ` and the
-/// assumptions collected, working backwards: for `v := e`, every pending value and
-/// assumption gets `e` for `v`, and `σ(v) = e` unless `v` was assigned later. At the end
-/// `wp = post[σ] ∧ assumptions`.
 pub fn wp_of(pool: &mut TermPool, ops: &[WpOp], post: TermId) -> TermId {
+    wp_of_capped(pool, ops, post, u32::MAX)
+}
+
+/// [`wp_of`], working backwards with one substitution into the running precondition
+/// per assignment: `v := e` replaces `v` by `e` (a Bloom check skips, in constant time,
+/// the assignments of variables it does not mention), `assume c` conjoins `c`. Once the
+/// precondition has more than `cap` distinct subterms it is `false`, which claims
+/// nothing (§6.2's under-approximation). The cost is linear in the number of operations
+/// times the (capped) size of the precondition: composing the assignments into one
+/// simultaneous substitution first, as this once did, costs the square of the number
+/// of assignments even when the postcondition is `true` (a 5,000-term sum took a
+/// minute and a gigabyte).
+pub fn wp_of_capped(pool: &mut TermPool, ops: &[WpOp], post: TermId, cap: u32) -> TermId {
     if pool.is_false(post) {
         return post;
     }
-    let mut sigma: Vec<(TermId, TermId)> = Vec::new();
-    let mut assumed: Vec<TermId> = Vec::new();
+    let mut phi = post;
     for op in ops.iter().rev() {
         match *op {
             WpOp::Set(v, w, e) => {
-                for value in sigma.iter_mut().map(|(_, x)| x).chain(assumed.iter_mut()) {
-                    *value = substitute_one(pool, *value, v, w, e);
-                }
-                let target = pool.var(v, w);
-                if !sigma.iter().any(|(t, _)| *t == target) {
-                    sigma.push((target, e));
+                let next = substitute_one(pool, phi, v, w, e);
+                if next != phi {
+                    phi = next;
+                    if pool.dag_size(phi, cap) > cap {
+                        return pool.fals();
+                    }
                 }
             }
             WpOp::Assume(c) => {
@@ -87,26 +93,10 @@ pub fn wp_of(pool: &mut TermPool, ops: &[WpOp], post: TermId) -> TermId {
                     return c;
                 }
                 if !pool.is_true(c) {
-                    assumed.push(c);
+                    phi = pool.and(phi, c);
                 }
             }
         }
-    }
-    let mut bits = 0;
-    let mut map = FxHashMap::default();
-    for (t, x) in sigma {
-        if let Node::Var { var, .. } = *pool.node(t) {
-            bits |= var_bloom(var);
-        }
-        map.insert(t, x);
-    }
-    let mut phi = if map.is_empty() {
-        post
-    } else {
-        substitute(pool, post, &map, bits)
-    };
-    for c in assumed {
-        phi = pool.and(phi, c);
     }
     phi
 }

@@ -391,6 +391,27 @@ fn a_signal_without_waiters_is_lost() {
 }
 
 #[test]
+fn an_explicit_schedule_can_wake_a_waiter_spuriously() {
+    let p = condition_program(1, &["signal"]);
+    // As above, the signal is lost; then the schedule names the waiting thread 1: a
+    // spurious wake-up (it re-acquires the mutex), its unlock and end, main's join.
+    let steps = [0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0];
+    let e = run_schedule(&p, &steps);
+    assert_eq!(e.trace[7].event, EventKind::Reacquire);
+    assert_eq!(e.trace[7].thread, ThreadId(1));
+    assert_completed(&e, 0);
+    // Without spurious wake-ups the waiter cannot run there: the run deadlocks.
+    let off = run_with(&p, |c| {
+        c.schedule = schedule(&steps);
+        c.spurious_wakeups = false;
+    });
+    assert!(matches!(
+        off.outcome,
+        Outcome::Violation(ref v) if v.kind == ViolationKind::Deadlock
+    ));
+}
+
+#[test]
 fn atomic_sections_exclude_other_threads() {
     let mut pb = ProgramBuilder::new();
     let x = pb.global("x", 4);
