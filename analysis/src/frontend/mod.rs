@@ -6,6 +6,7 @@
 //! (`# 12 "file.c"`), from which [`SourceMap`] maps every byte offset of the AST's spans
 //! back to the original file and line.
 
+pub mod nesting;
 mod source_map;
 
 pub use source_map::SourceMap;
@@ -62,6 +63,26 @@ pub enum FrontendError {
     Unsupported { at: SourceLoc, construct: String },
     #[error("{at}: error: {message}")]
     Invalid { at: SourceLoc, message: String },
+    #[error("{at}: nesting too deep ({levels} levels; agx supports {max})")]
+    TooDeep {
+        at: SourceLoc,
+        levels: usize,
+        max: usize,
+    },
+    #[error(
+        "{at}: expression too long ({operators} binary operators in one expression; agx supports {max})"
+    )]
+    TooLong {
+        at: SourceLoc,
+        operators: usize,
+        max: usize,
+    },
+    #[error("cannot start the parser thread (a {mib} MiB stack): {source}")]
+    Thread {
+        mib: usize,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 impl FrontendError {
@@ -70,7 +91,9 @@ impl FrontendError {
         match self {
             FrontendError::Syntax { at, .. }
             | FrontendError::Unsupported { at, .. }
-            | FrontendError::Invalid { at, .. } => Some(at),
+            | FrontendError::Invalid { at, .. }
+            | FrontendError::TooDeep { at, .. }
+            | FrontendError::TooLong { at, .. } => Some(at),
             _ => None,
         }
     }
@@ -81,6 +104,37 @@ pub struct ParsedUnit {
     pub unit: lang_c::ast::TranslationUnit,
     pub source: String,
     pub map: SourceMap,
+    /// Nested too deeply for the caller's stack: the lowering and the drop of the syntax
+    /// tree run on a thread with a [`nesting::STACK_SIZE`] stack, as the parse did.
+    pub(crate) deep: bool,
+}
+
+impl Drop for ParsedUnit {
+    fn drop(&mut self) {
+        if self.deep {
+            // Dropping a deep syntax tree recurses as deeply as it nests.
+            let unit = std::mem::take(&mut self.unit.0);
+            // If the thread cannot start, the tree is leaked rather than overflow the stack.
+            let _ = on_big_stack(move || drop(unit));
+        }
+    }
+}
+
+/// Runs `f` on a thread with a [`nesting::STACK_SIZE`] stack and waits for it.
+pub(crate) fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Result<T, FrontendError> {
+    std::thread::scope(|scope| {
+        let handle = std::thread::Builder::new()
+            .name("agx-frontend".into())
+            .stack_size(nesting::STACK_SIZE)
+            .spawn_scoped(scope, f)
+            .map_err(|source| FrontendError::Thread {
+                mib: nesting::STACK_SIZE >> 20,
+                source,
+            })?;
+        Ok(handle
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    })
 }
 
 impl ParsedUnit {
@@ -113,12 +167,35 @@ pub fn parse_file(path: &Path, opts: &FrontendOptions) -> Result<ParsedUnit, Fro
 pub fn parse_preprocessed(text: String, name: &str) -> Result<ParsedUnit, FrontendError> {
     let (source, thread_locals) = blank_gnu_keywords(text);
     let map = SourceMap::new(&source, name, thread_locals);
-    let config = lang_c::driver::Config::with_gcc();
-    match lang_c::driver::parse_preprocessed(&config, source) {
+    let shape = match nesting::scan(&source) {
+        Ok(shape) => shape,
+        Err(nesting::TooDeep::Nesting { offset, levels }) => {
+            return Err(FrontendError::TooDeep {
+                at: map.loc(&source, offset),
+                levels,
+                max: nesting::MAX_NESTING,
+            })
+        }
+        Err(nesting::TooDeep::Chain { offset, operators }) => {
+            return Err(FrontendError::TooLong {
+                at: map.loc(&source, offset),
+                operators,
+                max: nesting::MAX_CHAIN,
+            })
+        }
+    };
+    let deep = !shape.is_shallow();
+    let parse = move || {
+        let config = lang_c::driver::Config::with_gcc();
+        lang_c::driver::parse_preprocessed(&config, source)
+    };
+    let parsed = if deep { on_big_stack(parse)? } else { parse() };
+    match parsed {
         Ok(parse) => Ok(ParsedUnit {
             unit: parse.unit,
             source: parse.source,
             map,
+            deep,
         }),
         Err(e) => {
             let at = map.loc(&e.source, e.offset);

@@ -35,6 +35,13 @@ pub(crate) type LResult<T> = Result<T, FrontendError>;
 
 /// Lowers a parsed translation unit to IR.
 pub fn lower(unit: &ParsedUnit, data_model: DataModel) -> Result<Program, FrontendError> {
+    if unit.deep {
+        return crate::frontend::on_big_stack(|| lower_here(unit, data_model))?;
+    }
+    lower_here(unit, data_model)
+}
+
+fn lower_here(unit: &ParsedUnit, data_model: DataModel) -> Result<Program, FrontendError> {
     let mut l = Lowerer::new(unit, data_model);
     for ext in &unit.unit.0 {
         l.external(ext)?;

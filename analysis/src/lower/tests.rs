@@ -468,3 +468,63 @@ fn functions_returning_function_pointers_take_their_own_parameters() {
     );
     assert_eq!(params("paren"), vec![(Some("x".into()), s32)]);
 }
+
+/// Deep nesting within agx's limits lowers (on the front end's big stack); beyond them it
+/// is a clear error naming the line and the limit, never a stack overflow.
+#[test]
+fn deep_nesting_lowers_or_is_rejected_clearly() {
+    let parens = format!(
+        "int main() {{ int x = {}1{}; return x; }}",
+        "(".repeat(4_000),
+        ")".repeat(4_000)
+    );
+    lower_ok(&parens);
+    let ifs = format!(
+        "int main() {{ int x = 0;\n{}x = 1;\nreturn x; }}",
+        "if (x < 5)\n".repeat(3_000)
+    );
+    lower_ok(&ifs);
+    let too_deep = format!(
+        "int main() {{ int x = 0;\n{}x = 1;\nreturn x; }}",
+        "if (x < 5)\n".repeat(6_000)
+    );
+    let e = error_of(&too_deep);
+    assert!(
+        e.starts_with("t.c:5000: nesting too deep (5001 levels; agx supports 5000)"),
+        "{e}"
+    );
+}
+
+/// A 20,000-term `1+1+...+1` lowers (the left spine is walked iteratively) and folds as a
+/// constant; a chain longer than agx's limit is a clear error.
+#[test]
+fn long_flat_sums_lower() {
+    let sum = vec!["1"; 20_000].join("+");
+    let ys = vec!["y"; 20_000].join("+");
+    let p = lower_ok(&format!(
+        "int g = {sum};\nint main(int y) {{ int x = {ys}; return x + g; }}"
+    ));
+    let adds = all_stmts(&p)
+        .iter()
+        .filter(|k| {
+            matches!(
+                k,
+                StmtKind::Assign {
+                    value: Rvalue::Binary { op: BinOp::Add, .. },
+                    ..
+                }
+            )
+        })
+        .count();
+    assert!(adds >= 19_999, "{adds} additions");
+    let init = format!("{:?}", p.objects[0].init);
+    assert!(init.contains("20000"), "{init}");
+    let e = error_of(&format!(
+        "int main() {{ return {}; }}",
+        vec!["1"; 30_000].join("+")
+    ));
+    assert!(
+        e.starts_with("t.c:1: expression too long (25001 binary operators in one expression; agx supports 25000)"),
+        "{e}"
+    );
+}
