@@ -203,6 +203,7 @@ impl Lowerer<'_> {
         let CType::Struct(id) = ty else {
             return self.invalid(span, format!("member `{name}` of a non-struct type"));
         };
+        self.check_no_bitfield(ty, span)?;
         let s = &self.structs[id.0];
         if !s.complete {
             return self.invalid(span, format!("member `{name}` of an incomplete type"));

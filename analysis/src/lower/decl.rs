@@ -257,6 +257,7 @@ impl Lowerer<'_> {
             size: 0,
             align: 1,
             complete: false,
+            bitfield: None,
         });
         if let Some(t) = tag {
             self.bind_tag(t, id);
@@ -267,6 +268,7 @@ impl Lowerer<'_> {
     fn define_struct(&mut self, id: StructId, decls: &[Node<StructDeclaration>]) -> LResult<()> {
         let is_union = self.structs[id.0].is_union;
         let mut fields = Vec::new();
+        let mut bitfield = None;
         let (mut offset, mut size, mut align) = (0u64, 0u64, 1u64);
         for decl in decls {
             let StructDeclaration::Field(field) = &decl.node else {
@@ -288,7 +290,8 @@ impl Lowerer<'_> {
             }
             for sd in &field.node.declarators {
                 if let Some(w) = &sd.node.bit_width {
-                    return self.unsupported(w.span, "bit-field");
+                    bitfield = bitfield.or(Some(w.span));
+                    continue;
                 }
                 let (name, ty) = match &sd.node.declarator {
                     Some(d) => self.declarator(base.clone(), d)?,
@@ -297,6 +300,9 @@ impl Lowerer<'_> {
                 members.push((name, ty, sd.span));
             }
             for (name, ty, span) in members {
+                if let Some(b) = self.bitfield_in(&ty) {
+                    bitfield = bitfield.or(Some(b));
+                }
                 // A flexible array member has size zero.
                 let fsize = match (&ty, self.layout().size(&ty)) {
                     (_, Some(n)) => n,
@@ -324,7 +330,28 @@ impl Lowerer<'_> {
         s.align = align;
         s.size = size.next_multiple_of(align);
         s.complete = true;
+        s.bitfield = bitfield;
         Ok(())
+    }
+
+    /// Where the bit-field of a type (a struct with one, or an array of such) stands.
+    pub(crate) fn bitfield_in(&self, ty: &CType) -> Option<lang_c::span::Span> {
+        match ty {
+            CType::Struct(id) => self.structs[id.0].bitfield,
+            CType::Array(e, _) => self.bitfield_in(e),
+            _ => None,
+        }
+    }
+
+    /// Rejects a use of a type with a bit-field at `used`: the error names the bit-field.
+    pub(crate) fn check_no_bitfield(&self, ty: &CType, used: lang_c::span::Span) -> LResult<()> {
+        match self.bitfield_in(ty) {
+            Some(b) => self.unsupported(
+                b,
+                format!("bit-field (in a struct used at {})", self.loc(used)),
+            ),
+            None => Ok(()),
+        }
     }
 
     fn enum_type(&mut self, e: &Node<EnumType>) -> LResult<CType> {

@@ -633,6 +633,7 @@ impl<'l, 'u> FnBuilder<'l, 'u> {
             }
             None => (ty, None),
         };
+        self.l.check_no_bitfield(&ty, id.span)?;
         if self.l.layout().size(&ty).is_none() {
             return self
                 .l

@@ -175,6 +175,7 @@ impl<'u> Lowerer<'u> {
     }
 
     pub fn size_of(&self, t: &CType, s: AstSpan) -> LResult<u64> {
+        self.check_no_bitfield(t, s)?;
         match self.layout().size(t) {
             Some(n) => Ok(n),
             None => self.invalid(s, "size of an incomplete type"),
@@ -392,6 +393,7 @@ impl<'u> Lowerer<'u> {
         thread_local: bool,
         init_decl: &Node<ast::InitDeclarator>,
     ) -> LResult<()> {
+        self.check_no_bitfield(&ty, init_decl.span)?;
         let span = self.span(init_decl.span);
         let existing = match self.scopes[0].names.get(name) {
             Some(Symbol::Object { obj, ty }) => Some((*obj, ty.clone())),

@@ -197,8 +197,8 @@ fn unsupported_constructs_name_the_construct_and_line() {
             "unsupported: floating-point",
         ),
         (
-            "struct s { int a : 3; };\nint main() { return 0; }",
-            "t.c:1: unsupported: bit-field",
+            "struct s { int a : 3; };\nint main() { struct s v; return 0; }",
+            "t.c:1: unsupported: bit-field (in a struct used at t.c:2)",
         ),
         (
             "int f(int n, ...) { return n; }\nint main() { return f(1); }",
@@ -527,4 +527,27 @@ fn long_flat_sums_lower() {
         e.starts_with("t.c:1: expression too long (25001 binary operators in one expression; agx supports 25000)"),
         "{e}"
     );
+}
+
+/// A struct type with a bit-field is rejected where the program uses it (its layout or a
+/// member), not where it is declared: glibc's headers declare such types.
+#[test]
+fn unused_bit_field_structs_are_accepted() {
+    let decl = "struct tx { int mode; int : 32; unsigned b : 1; };\n\
+                struct wrap { struct tx t[2]; };\n";
+    lower_ok(&format!(
+        "{decl}int get(struct tx *p);\nint main() {{ struct tx *p = 0; return p != 0; }}"
+    ));
+    for (use_, line) in [
+        ("struct tx g;\nint main() { return 0; }", 3),
+        ("int main() { struct tx *p = 0;\n return p->mode; }", 4),
+        ("int main() {\n return sizeof(struct wrap); }", 4),
+        ("int main() {\n struct wrap w; return 0; }", 4),
+    ] {
+        let e = error_of(&format!("{decl}{use_}"));
+        assert_eq!(
+            e,
+            format!("t.c:1: unsupported: bit-field (in a struct used at t.c:{line})")
+        );
+    }
 }
