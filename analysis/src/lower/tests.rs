@@ -206,7 +206,7 @@ fn unsupported_constructs_name_the_construct_and_line() {
         ),
         (
             "int main() {\n  int x = 0;\n  return ({ x; }) + undeclared;\n}",
-            "t.c:3: error: use of undeclared identifier `undeclared`",
+            "t.c:3: use of undeclared identifier `undeclared`",
         ),
     ];
     for (src, want) in cases {
