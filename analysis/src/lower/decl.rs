@@ -334,6 +334,74 @@ impl Lowerer<'_> {
         Ok(())
     }
 
+    /// Records which parameters of a declared function are read-only pointers: a
+    /// parameter declared `const T *p` (one pointer level, `const` in the specifiers) where
+    /// `T` holds no pointer, so nothing the function can reach through `p` is writable
+    /// without casting `const` away. Other pointers, and typedefs that hide a `const`,
+    /// count as writable.
+    pub(crate) fn note_read_only_params(
+        &mut self,
+        id: crate::ir::FuncId,
+        d: &Node<Declarator>,
+    ) -> LResult<()> {
+        let Some(derived) = super::func::own_function_declarator(d) else {
+            return Ok(());
+        };
+        let DerivedDeclarator::Function(f) = &derived.node else {
+            return Ok(());
+        };
+        let mut read_only = Vec::new();
+        for p in &f.node.parameters {
+            let is_const = p.node.specifiers.iter().any(|s| {
+                matches!(
+                    &s.node,
+                    DeclarationSpecifier::TypeQualifier(q) if q.node == TypeQualifier::Const
+                )
+            });
+            let one_pointer = p.node.declarator.as_ref().is_some_and(|d| {
+                matches!(
+                    d.node.kind.node,
+                    DeclaratorKind::Identifier(_) | DeclaratorKind::Abstract
+                ) && d.node.derived.len() == 1
+                    && matches!(d.node.derived[0].node, DerivedDeclarator::Pointer(_))
+            });
+            let ok = is_const
+                && one_pointer
+                && match self.parameter(p)?.1 {
+                    CType::Ptr(pointee) => !self.holds_pointer(&pointee),
+                    _ => false,
+                };
+            read_only.push(ok);
+        }
+        let entry = &mut self.functions[id.index()];
+        if entry.read_only.is_empty() || read_only.len() == entry.read_only.len() {
+            // A later prototype may only narrow: a parameter is read-only if every
+            // declaration says so.
+            if entry.read_only.is_empty() {
+                entry.read_only = read_only;
+            } else {
+                for (old, new) in entry.read_only.iter_mut().zip(read_only) {
+                    *old &= new;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether a value of this type contains a pointer (a function can write through it).
+    fn holds_pointer(&self, ty: &CType) -> bool {
+        match ty {
+            CType::Ptr(_) | CType::Func(_) => true,
+            CType::Array(e, _) => self.holds_pointer(e),
+            CType::Struct(id) => {
+                let s = &self.structs[id.0];
+                // An incomplete struct may hold anything.
+                !s.complete || s.fields.iter().any(|f| self.holds_pointer(&f.ty))
+            }
+            _ => false,
+        }
+    }
+
     /// Where the bit-field of a type (a struct with one, or an array of such) stands.
     pub(crate) fn bitfield_in(&self, ty: &CType) -> Option<lang_c::span::Span> {
         match ty {

@@ -92,6 +92,9 @@ pub(crate) struct FnEntry {
     pub ir: Function,
     pub ty: FuncType,
     pub defined: bool,
+    /// Per declared parameter: a pointer through which the function cannot write
+    /// (`const char *`: one level of pointer to const data without pointers inside).
+    pub read_only: Vec<bool>,
 }
 
 pub(crate) struct Lowerer<'u> {
@@ -309,6 +312,7 @@ impl<'u> Lowerer<'u> {
             },
             ty: ty.clone(),
             defined: false,
+            read_only: Vec::new(),
         });
         self.scopes[0].names.insert(
             name.to_string(),
@@ -376,7 +380,8 @@ impl<'u> Lowerer<'u> {
                 continue;
             }
             if let CType::Func(f) = &ty {
-                self.declare_function(&name, f, span);
+                let id = self.declare_function(&name, f, span);
+                self.note_read_only_params(id, &init_decl.node.declarator)?;
                 continue;
             }
             let thread_local =

@@ -551,3 +551,44 @@ fn unused_bit_field_structs_are_accepted() {
         );
     }
 }
+
+/// External functions taking only read-only pointers (`const T *`, T without pointers)
+/// become havoc; any pointer they could write through still rejects the call.
+#[test]
+fn const_pointer_parameters_are_read_only() {
+    let p = lower_ok(
+        "int atoi(const char *s);\n\
+         int cmp(const char *a, const char *b, int n);\n\
+         struct pt { int x, y; };\n\
+         int norm(const struct pt *p);\n\
+         int main() { struct pt q; char b[2]; return atoi(\"1\") + cmp(b, \"x\", 1) + norm(&q); }",
+    );
+    let havocs = all_stmts(&p)
+        .iter()
+        .filter(|k| matches!(k, StmtKind::Havoc { .. }))
+        .count();
+    assert_eq!(havocs, 3);
+    for (decl, call) in [
+        ("int f(char *s);", "char b[2]; return f(b);"),
+        ("int f(const char **s);", "const char *b = 0; return f(&b);"),
+        ("int f(char *const s);", "char b[2]; return f(b);"),
+        (
+            "struct s { char *p; }; int f(const struct s *x);",
+            "struct s v; return f(&v);",
+        ),
+        (
+            "int f(const char *fmt, ...);",
+            "char b[2]; return f(\"%s\", b);",
+        ),
+        (
+            "typedef char *str; int f(const str s);",
+            "char b[2]; return f(b);",
+        ),
+    ] {
+        let e = error_of(&format!("{decl}\nint main() {{ {call} }}"));
+        assert!(
+            e.contains("may write memory through its pointer arguments"),
+            "{decl}: {e}"
+        );
+    }
+}
