@@ -287,7 +287,7 @@ fn errors_are_classified_by_their_message() {
     for bad in [
         "error: x.c:0: unsupported: thing\n",
         "error: x.c: preprocessing with gcc -E failed\n",
-        "error: x.c:4: error: undeclared `y`\n",
+        "error: x.c:4: undeclared `y`\n",
         "thread 'main' panicked\n",
     ] {
         assert!(matches!(classify_error(bad), Outcome::Bad(_)), "{bad}");

@@ -4,7 +4,10 @@ use crate::driver::Location;
 use analysis::ir::DataModel;
 use analysis::{FrontendOptions, Program};
 use anyhow::{Context, Result};
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::PathBuf;
+use std::rc::Rc;
 use std::time::Duration;
 
 /// How to read the input program.
@@ -76,12 +79,25 @@ pub enum TextOrJson {
     Json,
 }
 
-/// Reads line `line` of `file` (for showing source beside IR and traces).
+/// Reads line `line` of `file` (for showing source beside IR and traces). Each file is
+/// read and split into lines once per thread (reading it per call made `agx ir`
+/// quadratic in the program's size).
 pub fn source_line(file: &str, line: u32) -> Option<String> {
-    let text = std::fs::read_to_string(file).ok()?;
-    text.lines()
-        .nth(line.checked_sub(1)? as usize)
-        .map(str::to_string)
+    thread_local! {
+        static FILES: RefCell<HashMap<String, Option<Rc<[String]>>>> =
+            RefCell::new(HashMap::new());
+    }
+    let lines = FILES.with(|files| {
+        files
+            .borrow_mut()
+            .entry(file.to_string())
+            .or_insert_with(|| {
+                let text = std::fs::read_to_string(file).ok()?;
+                Some(text.lines().map(str::to_string).collect())
+            })
+            .clone()
+    })?;
+    lines.get(line.checked_sub(1)? as usize).cloned()
 }
 
 /// The largest time limit any command accepts, in seconds (1,000,000 s: about 11.6 days).

@@ -6,6 +6,7 @@
 //! (`# 12 "file.c"`), from which [`SourceMap`] maps every byte offset of the AST's spans
 //! back to the original file and line.
 
+pub mod nesting;
 mod source_map;
 
 pub use source_map::SourceMap;
@@ -42,15 +43,23 @@ impl std::fmt::Display for SourceLoc {
 /// Why a program could not be turned into IR. Every variant names where.
 #[derive(Debug, Error)]
 pub enum FrontendError {
-    #[error("cannot read {path}: {source}")]
+    // The I/O error is part of the message, not a `source`: printers that show a chain
+    // of sources would say it twice.
+    #[error("{path}: no such file")]
+    NotFound { path: String },
+    #[error("cannot read {path}: {reason}")]
     Io {
         path: String,
-        #[source]
-        source: std::io::Error,
+        reason: std::io::Error,
     },
     #[error("{path}: unsupported input file type (expected .c or .i)")]
     FileType { path: String },
-    #[error("{path}: preprocessing with gcc -E failed:\n{message}")]
+    #[error("{path}: not a C source file (binary data: a NUL byte at offset {offset})")]
+    Binary { path: String, offset: usize },
+    #[error("{at}: not UTF-8 text (byte 0x{byte:02X}); agx reads UTF-8 source files")]
+    NotUtf8 { at: SourceLoc, byte: u8 },
+    /// gcc's first error line, and how many more lines it printed.
+    #[error("{path}: preprocessing with gcc -E failed: {message}")]
     Preprocess { path: String, message: String },
     #[error("{at}: syntax error at column {column}: unexpected input, expected one of {expected}")]
     Syntax {
@@ -60,8 +69,24 @@ pub enum FrontendError {
     },
     #[error("{at}: unsupported: {construct}")]
     Unsupported { at: SourceLoc, construct: String },
-    #[error("{at}: error: {message}")]
+    #[error("{at}: {message}")]
     Invalid { at: SourceLoc, message: String },
+    #[error("{at}: nesting too deep ({levels} levels; agx supports {max})")]
+    TooDeep {
+        at: SourceLoc,
+        levels: usize,
+        max: usize,
+    },
+    #[error(
+        "{at}: expression too long ({operators} binary operators in one expression; agx supports {max})"
+    )]
+    TooLong {
+        at: SourceLoc,
+        operators: usize,
+        max: usize,
+    },
+    #[error("cannot start the parser thread (a {mib} MiB stack): {reason}")]
+    Thread { mib: usize, reason: std::io::Error },
 }
 
 impl FrontendError {
@@ -70,7 +95,10 @@ impl FrontendError {
         match self {
             FrontendError::Syntax { at, .. }
             | FrontendError::Unsupported { at, .. }
-            | FrontendError::Invalid { at, .. } => Some(at),
+            | FrontendError::Invalid { at, .. }
+            | FrontendError::NotUtf8 { at, .. }
+            | FrontendError::TooDeep { at, .. }
+            | FrontendError::TooLong { at, .. } => Some(at),
             _ => None,
         }
     }
@@ -81,6 +109,37 @@ pub struct ParsedUnit {
     pub unit: lang_c::ast::TranslationUnit,
     pub source: String,
     pub map: SourceMap,
+    /// Nested too deeply for the caller's stack: the lowering and the drop of the syntax
+    /// tree run on a thread with a [`nesting::STACK_SIZE`] stack, as the parse did.
+    pub(crate) deep: bool,
+}
+
+impl Drop for ParsedUnit {
+    fn drop(&mut self) {
+        if self.deep {
+            // Dropping a deep syntax tree recurses as deeply as it nests.
+            let unit = std::mem::take(&mut self.unit.0);
+            // If the thread cannot start, the tree is leaked rather than overflow the stack.
+            let _ = on_big_stack(move || drop(unit));
+        }
+    }
+}
+
+/// Runs `f` on a thread with a [`nesting::STACK_SIZE`] stack and waits for it.
+pub(crate) fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Result<T, FrontendError> {
+    std::thread::scope(|scope| {
+        let handle = std::thread::Builder::new()
+            .name("agx-frontend".into())
+            .stack_size(nesting::STACK_SIZE)
+            .spawn_scoped(scope, f)
+            .map_err(|reason| FrontendError::Thread {
+                mib: nesting::STACK_SIZE >> 20,
+                reason,
+            })?;
+        Ok(handle
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    })
 }
 
 impl ParsedUnit {
@@ -99,10 +158,10 @@ pub fn parse_file(path: &Path, opts: &FrontendOptions) -> Result<ParsedUnit, Fro
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     let text = match ext {
         "c" | "h" => preprocess(path, opts)?,
-        "i" => std::fs::read_to_string(path).map_err(|source| FrontendError::Io {
-            path: shown.clone(),
-            source,
-        })?,
+        "i" => {
+            let bytes = read_source(path)?;
+            utf8(bytes, &shown)?
+        }
         _ => return Err(FrontendError::FileType { path: shown }),
     };
     parse_preprocessed(text, &shown)
@@ -113,12 +172,35 @@ pub fn parse_file(path: &Path, opts: &FrontendOptions) -> Result<ParsedUnit, Fro
 pub fn parse_preprocessed(text: String, name: &str) -> Result<ParsedUnit, FrontendError> {
     let (source, thread_locals) = blank_gnu_keywords(text);
     let map = SourceMap::new(&source, name, thread_locals);
-    let config = lang_c::driver::Config::with_gcc();
-    match lang_c::driver::parse_preprocessed(&config, source) {
+    let shape = match nesting::scan(&source) {
+        Ok(shape) => shape,
+        Err(nesting::TooDeep::Nesting { offset, levels }) => {
+            return Err(FrontendError::TooDeep {
+                at: map.loc(&source, offset),
+                levels,
+                max: nesting::MAX_NESTING,
+            })
+        }
+        Err(nesting::TooDeep::Chain { offset, operators }) => {
+            return Err(FrontendError::TooLong {
+                at: map.loc(&source, offset),
+                operators,
+                max: nesting::MAX_CHAIN,
+            })
+        }
+    };
+    let deep = !shape.is_shallow();
+    let parse = move || {
+        let config = lang_c::driver::Config::with_gcc();
+        lang_c::driver::parse_preprocessed(&config, source)
+    };
+    let parsed = if deep { on_big_stack(parse)? } else { parse() };
+    match parsed {
         Ok(parse) => Ok(ParsedUnit {
             unit: parse.unit,
             source: parse.source,
             map,
+            deep,
         }),
         Err(e) => {
             let at = map.loc(&e.source, e.offset);
@@ -136,12 +218,10 @@ pub fn parse_preprocessed(text: String, name: &str) -> Result<ParsedUnit, Fronte
 
 fn preprocess(path: &Path, opts: &FrontendOptions) -> Result<String, FrontendError> {
     let shown = path.display().to_string();
-    if !path.exists() {
-        return Err(FrontendError::Io {
-            path: shown,
-            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
-        });
-    }
+    // Check the file itself first, so that a binary or non-UTF-8 file is named as such
+    // (gcc would print pages of warnings about it).
+    let bytes = read_source(path)?;
+    utf8(bytes, &shown)?;
     let mut cmd = Command::new("gcc");
     cmd.arg("-E");
     for dir in &opts.include_dirs {
@@ -151,20 +231,72 @@ fn preprocess(path: &Path, opts: &FrontendOptions) -> Result<String, FrontendErr
         cmd.arg(format!("-D{def}"));
     }
     cmd.arg(path);
-    let out = cmd.output().map_err(|source| FrontendError::Io {
+    let out = cmd.output().map_err(|reason| FrontendError::Io {
         path: "gcc".into(),
-        source,
+        reason,
     })?;
     if !out.status.success() {
         return Err(FrontendError::Preprocess {
             path: shown,
-            message: String::from_utf8_lossy(&out.stderr).trim_end().to_string(),
+            message: gcc_error(&String::from_utf8_lossy(&out.stderr)),
         });
     }
-    String::from_utf8(out.stdout).map_err(|_| FrontendError::Preprocess {
-        path: shown,
-        message: "preprocessed output is not UTF-8".into(),
+    // A header that is not UTF-8 shows only in the preprocessed text.
+    utf8(out.stdout, &shown)
+}
+
+/// Reads a source file; a missing file and a binary file get their own errors.
+fn read_source(path: &Path) -> Result<Vec<u8>, FrontendError> {
+    let shown = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|reason| match reason.kind() {
+        std::io::ErrorKind::NotFound => FrontendError::NotFound {
+            path: shown.clone(),
+        },
+        _ => FrontendError::Io {
+            path: shown.clone(),
+            reason,
+        },
+    })?;
+    if let Some(offset) = bytes.iter().position(|&b| b == 0) {
+        return Err(FrontendError::Binary {
+            path: shown,
+            offset,
+        });
+    }
+    Ok(bytes)
+}
+
+/// The text of (preprocessed) source bytes, or where the first byte that is not UTF-8
+/// stands (through the line markers of preprocessed text).
+fn utf8(bytes: Vec<u8>, name: &str) -> Result<String, FrontendError> {
+    String::from_utf8(bytes).map_err(|e| {
+        let offset = e.utf8_error().valid_up_to();
+        let bytes = e.into_bytes();
+        let byte = bytes[offset];
+        // Every byte before `offset` is valid, so offsets agree with the lossy text.
+        let text = String::from_utf8_lossy(&bytes);
+        let map = SourceMap::new(&text, name, Vec::new());
+        FrontendError::NotUtf8 {
+            at: map.loc(&text, offset),
+            byte,
+        }
     })
+}
+
+/// gcc's first error line (`file:line:col: error: ...`), with a count of the lines left
+/// out; its whole output when no line says `error`.
+fn gcc_error(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    let first = lines.iter().position(|l| l.contains("error")).unwrap_or(0);
+    match lines.get(first) {
+        None => "gcc printed nothing".to_string(),
+        Some(line) if lines.len() == 1 => line.trim().to_string(),
+        Some(line) => format!(
+            "{} ({} more line(s) from gcc)",
+            line.trim(),
+            lines.len() - 1
+        ),
+    }
 }
 
 /// Replaces GNU keywords lang-c does not know by spaces (keeping every byte offset) and

@@ -619,10 +619,14 @@ impl Lowerer<'_> {
                     }
                     let (dst, target, span) = (*dst, *target, stmt.span);
                     let regs = &self.functions[fi].ir.regs;
-                    let passes_pointer = args.iter().any(|a| match a {
-                        Operand::Reg(r) => regs[r.index()].ty == Scalar::Ptr,
-                        Operand::Int { .. } => false,
-                        Operand::Null | Operand::Addr { .. } | Operand::Func(_) => true,
+                    let read_only = &self.functions[target.index()].read_only;
+                    let passes_pointer = args.iter().enumerate().any(|(i, a)| {
+                        let pointer = match a {
+                            Operand::Reg(r) => regs[r.index()].ty == Scalar::Ptr,
+                            Operand::Int { .. } => false,
+                            Operand::Null | Operand::Addr { .. } | Operand::Func(_) => true,
+                        };
+                        pointer && !read_only.get(i).copied().unwrap_or(false)
                     });
                     let has_ptr_arg = passes_pointer || self.external_takes_pointer(target);
                     let replacement = self.havoc_for(target, dst, has_ptr_arg, span)?;
@@ -633,10 +637,15 @@ impl Lowerer<'_> {
         Ok(())
     }
 
-    /// Whether the declared parameters of an external function include a pointer.
+    /// Whether the declared parameters of an external function include a pointer it may
+    /// write through (not a read-only `const T *`).
     fn external_takes_pointer(&self, target: FuncId) -> bool {
-        let ty: &FuncType = &self.functions[target.index()].ty;
-        ty.params.iter().any(|p| p.is_pointer())
+        let entry = &self.functions[target.index()];
+        let ty: &FuncType = &entry.ty;
+        ty.params
+            .iter()
+            .enumerate()
+            .any(|(i, p)| p.is_pointer() && !entry.read_only.get(i).copied().unwrap_or(false))
     }
 
     fn havoc_for(

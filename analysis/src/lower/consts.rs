@@ -80,17 +80,64 @@ impl Lowerer<'_> {
     fn const_binary(
         &mut self,
         b: &Node<BinaryOperatorExpression>,
-        whole: &Node<Expression>,
+        _whole: &Node<Expression>,
     ) -> LResult<Option<i128>> {
-        let (Some(x), Some(y)) = (self.const_int(&b.node.lhs)?, self.const_int(&b.node.rhs)?)
-        else {
+        if !is_const_operator(&b.node.operator.node) {
+            // Still look into the operands, for their errors.
+            let (Some(_), Some(_)) = (self.const_int(&b.node.lhs)?, self.const_int(&b.node.rhs)?)
+            else {
+                return Ok(None);
+            };
             return Ok(None);
+        }
+        // `1 + 2 + ... + n` is a left-deep tree: fold its left spine iteratively, carrying
+        // the type along (typing each subtree anew would be quadratic).
+        let mut spine = vec![b];
+        let mut left = &b.node.lhs;
+        while let Expression::BinaryOperator(inner) = &left.node {
+            if !is_const_operator(&inner.node.operator.node) {
+                break;
+            }
+            spine.push(inner);
+            left = &inner.node.lhs;
+        }
+        let mut x = self.const_int(left)?;
+        let mut x_ty = match x {
+            Some(_) => self.expr_type(left)?.decay(),
+            None => CType::Void,
         };
+        for node in spine.into_iter().rev() {
+            let y = self.const_int(&node.node.rhs)?;
+            let (Some(xv), Some(y)) = (x, y) else {
+                x = None;
+                continue;
+            };
+            let y_ty = self.expr_type(&node.node.rhs)?.decay();
+            let op = &node.node.operator.node;
+            let v = self.fold(op, xv, y, node.span)?;
+            let ty = self.binary_result_type(op, x_ty, y_ty, node.span)?;
+            // Wrap to the expression's C type, so `1u << 31` or `-1u` keep C's value.
+            x = Some(match &ty {
+                CType::Int(it) => convert_int(v, *it),
+                _ => v,
+            });
+            x_ty = ty;
+        }
+        Ok(x)
+    }
+
+    fn fold(
+        &mut self,
+        op: &BinaryOperator,
+        x: i128,
+        y: i128,
+        span: lang_c::span::Span,
+    ) -> LResult<i128> {
         use BinaryOperator as B;
-        let v = match b.node.operator.node {
+        Ok(match op {
             B::Multiply => x * y,
             B::Divide | B::Modulo if y == 0 => {
-                return self.invalid(b.span, "division by zero in a constant expression")
+                return self.invalid(span, "division by zero in a constant expression")
             }
             B::Divide => x / y,
             B::Modulo => x % y,
@@ -109,13 +156,8 @@ impl Lowerer<'_> {
             B::BitwiseOr => x | y,
             B::LogicalAnd => i128::from(x != 0 && y != 0),
             B::LogicalOr => i128::from(x != 0 || y != 0),
-            _ => return Ok(None),
-        };
-        // Wrap to the expression's C type, so `1u << 31` or `-1u` keep C's value.
-        Ok(Some(match self.expr_type(whole)? {
-            CType::Int(it) => convert_int(v, it),
-            _ => v,
-        }))
+            _ => unreachable!("not a constant operator"),
+        })
     }
 
     /// `offsetof(T, a.b[2].c)` in bytes.
@@ -161,6 +203,7 @@ impl Lowerer<'_> {
         let CType::Struct(id) = ty else {
             return self.invalid(span, format!("member `{name}` of a non-struct type"));
         };
+        self.check_no_bitfield(ty, span)?;
         let s = &self.structs[id.0];
         if !s.complete {
             return self.invalid(span, format!("member `{name}` of an incomplete type"));
@@ -296,6 +339,32 @@ impl Lowerer<'_> {
 }
 
 /// Truncates `v` to an integer type and reads it back with the type's signedness.
+/// The binary operators of integer constant expressions.
+fn is_const_operator(op: &BinaryOperator) -> bool {
+    use BinaryOperator as B;
+    matches!(
+        op,
+        B::Multiply
+            | B::Divide
+            | B::Modulo
+            | B::Plus
+            | B::Minus
+            | B::ShiftLeft
+            | B::ShiftRight
+            | B::Less
+            | B::Greater
+            | B::LessOrEqual
+            | B::GreaterOrEqual
+            | B::Equals
+            | B::NotEquals
+            | B::BitwiseAnd
+            | B::BitwiseXor
+            | B::BitwiseOr
+            | B::LogicalAnd
+            | B::LogicalOr
+    )
+}
+
 pub(crate) fn convert_int(v: i128, it: IntType) -> i128 {
     if it.is_bool {
         return i128::from(v != 0);

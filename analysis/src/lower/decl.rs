@@ -257,6 +257,7 @@ impl Lowerer<'_> {
             size: 0,
             align: 1,
             complete: false,
+            bitfield: None,
         });
         if let Some(t) = tag {
             self.bind_tag(t, id);
@@ -267,6 +268,7 @@ impl Lowerer<'_> {
     fn define_struct(&mut self, id: StructId, decls: &[Node<StructDeclaration>]) -> LResult<()> {
         let is_union = self.structs[id.0].is_union;
         let mut fields = Vec::new();
+        let mut bitfield = None;
         let (mut offset, mut size, mut align) = (0u64, 0u64, 1u64);
         for decl in decls {
             let StructDeclaration::Field(field) = &decl.node else {
@@ -288,7 +290,8 @@ impl Lowerer<'_> {
             }
             for sd in &field.node.declarators {
                 if let Some(w) = &sd.node.bit_width {
-                    return self.unsupported(w.span, "bit-field");
+                    bitfield = bitfield.or(Some(w.span));
+                    continue;
                 }
                 let (name, ty) = match &sd.node.declarator {
                     Some(d) => self.declarator(base.clone(), d)?,
@@ -297,6 +300,9 @@ impl Lowerer<'_> {
                 members.push((name, ty, sd.span));
             }
             for (name, ty, span) in members {
+                if let Some(b) = self.bitfield_in(&ty) {
+                    bitfield = bitfield.or(Some(b));
+                }
                 // A flexible array member has size zero.
                 let fsize = match (&ty, self.layout().size(&ty)) {
                     (_, Some(n)) => n,
@@ -324,7 +330,96 @@ impl Lowerer<'_> {
         s.align = align;
         s.size = size.next_multiple_of(align);
         s.complete = true;
+        s.bitfield = bitfield;
         Ok(())
+    }
+
+    /// Records which parameters of a declared function are read-only pointers: a
+    /// parameter declared `const T *p` (one pointer level, `const` in the specifiers) where
+    /// `T` holds no pointer, so nothing the function can reach through `p` is writable
+    /// without casting `const` away. Other pointers, and typedefs that hide a `const`,
+    /// count as writable.
+    pub(crate) fn note_read_only_params(
+        &mut self,
+        id: crate::ir::FuncId,
+        d: &Node<Declarator>,
+    ) -> LResult<()> {
+        let Some(derived) = super::func::own_function_declarator(d) else {
+            return Ok(());
+        };
+        let DerivedDeclarator::Function(f) = &derived.node else {
+            return Ok(());
+        };
+        let mut read_only = Vec::new();
+        for p in &f.node.parameters {
+            let is_const = p.node.specifiers.iter().any(|s| {
+                matches!(
+                    &s.node,
+                    DeclarationSpecifier::TypeQualifier(q) if q.node == TypeQualifier::Const
+                )
+            });
+            let one_pointer = p.node.declarator.as_ref().is_some_and(|d| {
+                matches!(
+                    d.node.kind.node,
+                    DeclaratorKind::Identifier(_) | DeclaratorKind::Abstract
+                ) && d.node.derived.len() == 1
+                    && matches!(d.node.derived[0].node, DerivedDeclarator::Pointer(_))
+            });
+            let ok = is_const
+                && one_pointer
+                && match self.parameter(p)?.1 {
+                    CType::Ptr(pointee) => !self.holds_pointer(&pointee),
+                    _ => false,
+                };
+            read_only.push(ok);
+        }
+        let entry = &mut self.functions[id.index()];
+        if entry.read_only.is_empty() || read_only.len() == entry.read_only.len() {
+            // A later prototype may only narrow: a parameter is read-only if every
+            // declaration says so.
+            if entry.read_only.is_empty() {
+                entry.read_only = read_only;
+            } else {
+                for (old, new) in entry.read_only.iter_mut().zip(read_only) {
+                    *old &= new;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether a value of this type contains a pointer (a function can write through it).
+    fn holds_pointer(&self, ty: &CType) -> bool {
+        match ty {
+            CType::Ptr(_) | CType::Func(_) => true,
+            CType::Array(e, _) => self.holds_pointer(e),
+            CType::Struct(id) => {
+                let s = &self.structs[id.0];
+                // An incomplete struct may hold anything.
+                !s.complete || s.fields.iter().any(|f| self.holds_pointer(&f.ty))
+            }
+            _ => false,
+        }
+    }
+
+    /// Where the bit-field of a type (a struct with one, or an array of such) stands.
+    pub(crate) fn bitfield_in(&self, ty: &CType) -> Option<lang_c::span::Span> {
+        match ty {
+            CType::Struct(id) => self.structs[id.0].bitfield,
+            CType::Array(e, _) => self.bitfield_in(e),
+            _ => None,
+        }
+    }
+
+    /// Rejects a use of a type with a bit-field at `used`: the error names the bit-field.
+    pub(crate) fn check_no_bitfield(&self, ty: &CType, used: lang_c::span::Span) -> LResult<()> {
+        match self.bitfield_in(ty) {
+            Some(b) => self.unsupported(
+                b,
+                format!("bit-field (in a struct used at {})", self.loc(used)),
+            ),
+            None => Ok(()),
+        }
     }
 
     fn enum_type(&mut self, e: &Node<EnumType>) -> LResult<CType> {

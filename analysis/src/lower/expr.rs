@@ -158,10 +158,23 @@ impl Lowerer<'_> {
             return self.expr_type(&b.node.lhs);
         }
         let r = self.expr_type(&b.node.rhs)?.decay();
+        self.binary_result_type(&op, l, r, b.span)
+    }
+
+    /// The type of `l op r` for a binary operator other than an assignment, from the
+    /// (decayed) operand types.
+    pub(crate) fn binary_result_type(
+        &mut self,
+        op: &BinaryOperator,
+        l: CType,
+        r: CType,
+        span: AstSpan,
+    ) -> LResult<CType> {
+        use BinaryOperator as B;
         Ok(match op {
             B::Index => match (l, r) {
                 (CType::Ptr(t), _) | (_, CType::Ptr(t)) => *t,
-                _ => return self.invalid(b.span, "subscript of a non-pointer"),
+                _ => return self.invalid(span, "subscript of a non-pointer"),
             },
             B::Less
             | B::Greater
@@ -813,29 +826,25 @@ impl FnBuilder<'_, '_> {
                 Ok(Val { op, ty: lv.ty })
             }
             _ => {
-                let l = self.rvalue(&b.node.lhs)?;
-                let r = self.rvalue(&b.node.rhs)?;
-                self.at(b.span);
-                let arith = match op {
-                    B::Multiply => BinOp::Mul,
-                    B::Divide => BinOp::Div,
-                    B::Modulo => BinOp::Rem,
-                    B::Plus => BinOp::Add,
-                    B::Minus => BinOp::Sub,
-                    B::ShiftLeft => BinOp::Shl,
-                    B::ShiftRight => BinOp::Shr,
-                    B::Less => BinOp::Lt,
-                    B::Greater => BinOp::Gt,
-                    B::LessOrEqual => BinOp::Le,
-                    B::GreaterOrEqual => BinOp::Ge,
-                    B::Equals => BinOp::Eq,
-                    B::NotEquals => BinOp::Ne,
-                    B::BitwiseAnd => BinOp::And,
-                    B::BitwiseXor => BinOp::Xor,
-                    B::BitwiseOr => BinOp::Or,
-                    _ => unreachable!("handled above"),
-                };
-                self.arith(arith, l, r, b.span)
+                // `a + b + ... + z` is a left-deep tree: walk its left spine iteratively
+                // (a long flat sum must not take a stack frame per term).
+                let mut spine = vec![b];
+                let mut left = &b.node.lhs;
+                while let Expression::BinaryOperator(inner) = &left.node {
+                    if arith_op(&inner.node.operator.node).is_none() {
+                        break;
+                    }
+                    spine.push(inner);
+                    left = &inner.node.lhs;
+                }
+                let mut acc = self.rvalue(left)?;
+                for node in spine.into_iter().rev() {
+                    let r = self.rvalue(&node.node.rhs)?;
+                    self.at(node.span);
+                    let arith = arith_op(&node.node.operator.node).expect("an arithmetic operator");
+                    acc = self.arith(arith, acc, r, node.span)?;
+                }
+                Ok(acc)
             }
         }
     }
@@ -1220,6 +1229,31 @@ impl FnBuilder<'_, '_> {
 enum CallResult {
     Value(Val),
     Aggregate(Operand),
+}
+
+/// The IR operation of a binary operator that evaluates both operands (not `&&`, `||`,
+/// `[]` or an assignment).
+fn arith_op(op: &BinaryOperator) -> Option<BinOp> {
+    use BinaryOperator as B;
+    Some(match op {
+        B::Multiply => BinOp::Mul,
+        B::Divide => BinOp::Div,
+        B::Modulo => BinOp::Rem,
+        B::Plus => BinOp::Add,
+        B::Minus => BinOp::Sub,
+        B::ShiftLeft => BinOp::Shl,
+        B::ShiftRight => BinOp::Shr,
+        B::Less => BinOp::Lt,
+        B::Greater => BinOp::Gt,
+        B::LessOrEqual => BinOp::Le,
+        B::GreaterOrEqual => BinOp::Ge,
+        B::Equals => BinOp::Eq,
+        B::NotEquals => BinOp::Ne,
+        B::BitwiseAnd => BinOp::And,
+        B::BitwiseXor => BinOp::Xor,
+        B::BitwiseOr => BinOp::Or,
+        _ => return None,
+    })
 }
 
 fn compound_op(op: &BinaryOperator) -> BinOp {

@@ -123,7 +123,9 @@ fn param_list(
 /// `(unsigned char c)`, those of the function pointer it returns. Declarators bind from the
 /// name outward: at each level of parentheses the postfix ones (in source order) before the
 /// prefix pointers, the innermost level first.
-fn own_function_declarator(d: &Node<ast::Declarator>) -> Option<&Node<ast::DerivedDeclarator>> {
+pub(crate) fn own_function_declarator(
+    d: &Node<ast::Declarator>,
+) -> Option<&Node<ast::DerivedDeclarator>> {
     let mut levels = vec![d];
     while let ast::DeclaratorKind::Declarator(inner) = &levels[levels.len() - 1].node.kind.node {
         levels.push(inner);
@@ -488,6 +490,7 @@ impl<'l, 'u> FnBuilder<'l, 'u> {
             if let CType::Func(f) = &ty {
                 let span = self.span;
                 let fid = self.l.declare_function(&name, f, span);
+                self.l.note_read_only_params(fid, &id.node.declarator)?;
                 let fty = CType::Func(f.clone());
                 self.l.bind(name, Symbol::Function { id: fid, ty: fty });
                 continue;
@@ -633,6 +636,7 @@ impl<'l, 'u> FnBuilder<'l, 'u> {
             }
             None => (ty, None),
         };
+        self.l.check_no_bitfield(&ty, id.span)?;
         if self.l.layout().size(&ty).is_none() {
             return self
                 .l

@@ -35,6 +35,13 @@ pub(crate) type LResult<T> = Result<T, FrontendError>;
 
 /// Lowers a parsed translation unit to IR.
 pub fn lower(unit: &ParsedUnit, data_model: DataModel) -> Result<Program, FrontendError> {
+    if unit.deep {
+        return crate::frontend::on_big_stack(|| lower_here(unit, data_model))?;
+    }
+    lower_here(unit, data_model)
+}
+
+fn lower_here(unit: &ParsedUnit, data_model: DataModel) -> Result<Program, FrontendError> {
     let mut l = Lowerer::new(unit, data_model);
     for ext in &unit.unit.0 {
         l.external(ext)?;
@@ -85,6 +92,9 @@ pub(crate) struct FnEntry {
     pub ir: Function,
     pub ty: FuncType,
     pub defined: bool,
+    /// Per declared parameter: a pointer through which the function cannot write
+    /// (`const char *`: one level of pointer to const data without pointers inside).
+    pub read_only: Vec<bool>,
 }
 
 pub(crate) struct Lowerer<'u> {
@@ -168,6 +178,7 @@ impl<'u> Lowerer<'u> {
     }
 
     pub fn size_of(&self, t: &CType, s: AstSpan) -> LResult<u64> {
+        self.check_no_bitfield(t, s)?;
         match self.layout().size(t) {
             Some(n) => Ok(n),
             None => self.invalid(s, "size of an incomplete type"),
@@ -301,6 +312,7 @@ impl<'u> Lowerer<'u> {
             },
             ty: ty.clone(),
             defined: false,
+            read_only: Vec::new(),
         });
         self.scopes[0].names.insert(
             name.to_string(),
@@ -368,7 +380,8 @@ impl<'u> Lowerer<'u> {
                 continue;
             }
             if let CType::Func(f) = &ty {
-                self.declare_function(&name, f, span);
+                let id = self.declare_function(&name, f, span);
+                self.note_read_only_params(id, &init_decl.node.declarator)?;
                 continue;
             }
             let thread_local =
@@ -385,6 +398,7 @@ impl<'u> Lowerer<'u> {
         thread_local: bool,
         init_decl: &Node<ast::InitDeclarator>,
     ) -> LResult<()> {
+        self.check_no_bitfield(&ty, init_decl.span)?;
         let span = self.span(init_decl.span);
         let existing = match self.scopes[0].names.get(name) {
             Some(Symbol::Object { obj, ty }) => Some((*obj, ty.clone())),

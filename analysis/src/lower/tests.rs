@@ -197,8 +197,8 @@ fn unsupported_constructs_name_the_construct_and_line() {
             "unsupported: floating-point",
         ),
         (
-            "struct s { int a : 3; };\nint main() { return 0; }",
-            "t.c:1: unsupported: bit-field",
+            "struct s { int a : 3; };\nint main() { struct s v; return 0; }",
+            "t.c:1: unsupported: bit-field (in a struct used at t.c:2)",
         ),
         (
             "int f(int n, ...) { return n; }\nint main() { return f(1); }",
@@ -206,7 +206,7 @@ fn unsupported_constructs_name_the_construct_and_line() {
         ),
         (
             "int main() {\n  int x = 0;\n  return ({ x; }) + undeclared;\n}",
-            "t.c:3: error: use of undeclared identifier `undeclared`",
+            "t.c:3: use of undeclared identifier `undeclared`",
         ),
     ];
     for (src, want) in cases {
@@ -467,4 +467,128 @@ fn functions_returning_function_pointers_take_their_own_parameters() {
         vec![(Some("n".into()), s32), (Some("m".into()), s32)]
     );
     assert_eq!(params("paren"), vec![(Some("x".into()), s32)]);
+}
+
+/// Deep nesting within agx's limits lowers (on the front end's big stack); beyond them it
+/// is a clear error naming the line and the limit, never a stack overflow.
+#[test]
+fn deep_nesting_lowers_or_is_rejected_clearly() {
+    let parens = format!(
+        "int main() {{ int x = {}1{}; return x; }}",
+        "(".repeat(4_000),
+        ")".repeat(4_000)
+    );
+    lower_ok(&parens);
+    let ifs = format!(
+        "int main() {{ int x = 0;\n{}x = 1;\nreturn x; }}",
+        "if (x < 5)\n".repeat(3_000)
+    );
+    lower_ok(&ifs);
+    let too_deep = format!(
+        "int main() {{ int x = 0;\n{}x = 1;\nreturn x; }}",
+        "if (x < 5)\n".repeat(6_000)
+    );
+    let e = error_of(&too_deep);
+    assert!(
+        e.starts_with("t.c:5000: nesting too deep (5001 levels; agx supports 5000)"),
+        "{e}"
+    );
+}
+
+/// A 20,000-term `1+1+...+1` lowers (the left spine is walked iteratively) and folds as a
+/// constant; a chain longer than agx's limit is a clear error.
+#[test]
+fn long_flat_sums_lower() {
+    let sum = vec!["1"; 20_000].join("+");
+    let ys = vec!["y"; 20_000].join("+");
+    let p = lower_ok(&format!(
+        "int g = {sum};\nint main(int y) {{ int x = {ys}; return x + g; }}"
+    ));
+    let adds = all_stmts(&p)
+        .iter()
+        .filter(|k| {
+            matches!(
+                k,
+                StmtKind::Assign {
+                    value: Rvalue::Binary { op: BinOp::Add, .. },
+                    ..
+                }
+            )
+        })
+        .count();
+    assert!(adds >= 19_999, "{adds} additions");
+    let init = format!("{:?}", p.objects[0].init);
+    assert!(init.contains("20000"), "{init}");
+    let e = error_of(&format!(
+        "int main() {{ return {}; }}",
+        vec!["1"; 30_000].join("+")
+    ));
+    assert!(
+        e.starts_with("t.c:1: expression too long (25001 binary operators in one expression; agx supports 25000)"),
+        "{e}"
+    );
+}
+
+/// A struct type with a bit-field is rejected where the program uses it (its layout or a
+/// member), not where it is declared: glibc's headers declare such types.
+#[test]
+fn unused_bit_field_structs_are_accepted() {
+    let decl = "struct tx { int mode; int : 32; unsigned b : 1; };\n\
+                struct wrap { struct tx t[2]; };\n";
+    lower_ok(&format!(
+        "{decl}int get(struct tx *p);\nint main() {{ struct tx *p = 0; return p != 0; }}"
+    ));
+    for (use_, line) in [
+        ("struct tx g;\nint main() { return 0; }", 3),
+        ("int main() { struct tx *p = 0;\n return p->mode; }", 4),
+        ("int main() {\n return sizeof(struct wrap); }", 4),
+        ("int main() {\n struct wrap w; return 0; }", 4),
+    ] {
+        let e = error_of(&format!("{decl}{use_}"));
+        assert_eq!(
+            e,
+            format!("t.c:1: unsupported: bit-field (in a struct used at t.c:{line})")
+        );
+    }
+}
+
+/// External functions taking only read-only pointers (`const T *`, T without pointers)
+/// become havoc; any pointer they could write through still rejects the call.
+#[test]
+fn const_pointer_parameters_are_read_only() {
+    let p = lower_ok(
+        "int atoi(const char *s);\n\
+         int cmp(const char *a, const char *b, int n);\n\
+         struct pt { int x, y; };\n\
+         int norm(const struct pt *p);\n\
+         int main() { struct pt q; char b[2]; return atoi(\"1\") + cmp(b, \"x\", 1) + norm(&q); }",
+    );
+    let havocs = all_stmts(&p)
+        .iter()
+        .filter(|k| matches!(k, StmtKind::Havoc { .. }))
+        .count();
+    assert_eq!(havocs, 3);
+    for (decl, call) in [
+        ("int f(char *s);", "char b[2]; return f(b);"),
+        ("int f(const char **s);", "const char *b = 0; return f(&b);"),
+        ("int f(char *const s);", "char b[2]; return f(b);"),
+        (
+            "struct s { char *p; }; int f(const struct s *x);",
+            "struct s v; return f(&v);",
+        ),
+        (
+            "int f(const char *fmt, ...);",
+            "char b[2]; return f(\"%s\", b);",
+        ),
+        (
+            "typedef char *str; int f(const str s);",
+            "char b[2]; return f(b);",
+        ),
+    ] {
+        let e = error_of(&format!("{decl}\nint main() {{ {call} }}"));
+        assert!(
+            e.contains("may write memory through its pointer arguments"),
+            "{decl}: {e}"
+        );
+    }
 }

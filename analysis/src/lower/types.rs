@@ -143,6 +143,10 @@ pub struct StructDef {
     pub size: u64,
     pub align: u64,
     pub complete: bool,
+    /// Where a bit-field member (or a member of a struct type with one) stands: agx does
+    /// not lay bit-fields out, so the first use of the type that needs its layout or
+    /// members is an error there, and a type the program never uses (a header's) is fine.
+    pub bitfield: Option<lang_c::span::Span>,
 }
 
 impl StructDef {
@@ -311,6 +315,7 @@ mod tests {
     #[test]
     fn ilp32_layout_aligns_long_long_to_four() {
         let structs = vec![StructDef {
+            bitfield: None,
             tag: None,
             is_union: false,
             fields: vec![],
