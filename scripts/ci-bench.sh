@@ -7,11 +7,16 @@
 #   AGX_SVCOMP  the corpus (default: ../shared/svcomp beside the repository)
 #   AGX_BIN     an agx binary to use instead of building target/release/agx
 #   AGX_BENCH_OUT  where to write results.json (default: target/ci-bench.json)
+#   AGX_REQUIRE_CORPUS  when 1, a missing corpus fails (exit 2) instead of skipping
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 corpus="${AGX_SVCOMP:-$root/../shared/svcomp}"
 if [ ! -d "$corpus" ]; then
-  echo "skipped: ../shared/svcomp not found"
+  if [ "${AGX_REQUIRE_CORPUS:-0}" != 0 ]; then
+    echo "ci-bench: no SV-COMP corpus at $corpus and AGX_REQUIRE_CORPUS is set" >&2
+    exit 2
+  fi
+  echo "SKIPPED ci-bench: no SV-COMP corpus at $corpus (nothing checked)" >&2
   exit 0
 fi
 

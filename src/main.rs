@@ -4,8 +4,8 @@
 //! crates (analysis → rules → explorer) and prints reports. Exit codes: 0 no violation,
 //! 1 violation found, 2 error.
 
-mod bench;
 mod cmd;
+mod driver;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -48,6 +48,13 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // A closed pipe on stdout (`agx ir big.c | head -1`) ends agx quietly, as it ends
+    // other Unix tools: Rust starts with SIGPIPE ignored, which turns the write into an
+    // error and every `println!` into a panic.
+    // SAFETY: called before any thread starts; SIG_DFL is a valid disposition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Ir(args) => cmd::ir::run(args),

@@ -488,3 +488,86 @@ fn svcomp_prints_the_verdict_line_and_a_witness() {
     assert_eq!(stdout(&o).lines().last(), Some("Result: UNKNOWN"));
     assert!(String::from_utf8_lossy(&o.stderr).contains("not supported"));
 }
+
+#[test]
+fn an_interrupted_bench_keeps_and_reports_the_runs_that_finished() {
+    let s = Sandbox::new("interrupt");
+    s.task("pthread", "fast", "unreach-call", true, "safe");
+    s.task("pthread", "slow", "unreach-call", true, "slow");
+    let start = Instant::now();
+    let child = Command::new(env!("CARGO_BIN_EXE_agx"))
+        .args([
+            "bench",
+            "pthread",
+            "-j",
+            "2",
+            "--timeout",
+            "100",
+            "--out",
+            "r.json",
+        ])
+        .arg("--agx-command")
+        .arg(s.path("fake-agx"))
+        .current_dir(&s.dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The fast task's record is saved as soon as it finishes, while the slow one runs.
+    let saved = loop {
+        let text = fs::read_to_string(s.path("r.json")).unwrap_or_default();
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
+            break v;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "r.json never written"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(record(&saved, "pthread/fast")["status"], "true");
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let o = child.wait_with_output().unwrap();
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        start.elapsed()
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted: 1 of 2 runs finished"), "{err}");
+    assert!(stdout(&o).contains("pthread/fast"), "{}", stdout(&o));
+    let r = s.results("r.json");
+    let records = r["records"].as_array().unwrap();
+    assert_eq!(records.len(), 1, "{records:?}");
+    assert_eq!(records[0]["task"], "pthread/fast");
+    assert!(!s.path("r.json.partial").exists());
+}
+
+#[test]
+fn memory_limits_below_what_verify_needs_are_refused_and_small_ones_work() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let fixture = format!("{root}/fixtures/verify/type_b_logging.c");
+    let run = |memory: &str| {
+        Command::new(env!("CARGO_BIN_EXE_agx"))
+            .args(["bench", &fixture, "--timeout", "60", "--memory", memory])
+            .args(["--out", "/dev/null"])
+            .output()
+            .unwrap()
+    };
+    let o = run("128");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("minimum of 256 MiB"), "{err}");
+    // 512 MiB used to turn every task into ERROR ("cannot start the search thread": its
+    // 2 GiB stack did not fit).
+    let o = run("512");
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(!out.contains("ERROR"), "{out}");
+    assert!(out.contains("TRUE"), "{out}");
+}

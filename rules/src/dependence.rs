@@ -11,6 +11,8 @@
 //! return    dep(k, r)  ← call_edge(k, f), call_result(k, _), return_val(r, _), stmt_func(r, f)
 //! halt      dep(k, h)  ← call_edge(k, f), halt(h), stmt_func(h, f)
 //! join      dep(j, x)  ← thread_join(j, _, res), res ≠ null, thread_exit_val(x, _)
+//! join      dep(j, r)  ← thread_join(j, _, res), res ≠ null, thread_edge(_, f),
+//!                        return_val(r, _), stmt_func(r, f)
 //! ```
 //! A call site depends on everything that makes its callee stop early (`halt`), since
 //! what follows the call runs only if the callee returns.
@@ -31,7 +33,7 @@ use crate::data_dep::DataDeps;
 use crate::happens_before::HappensBefore;
 use crate::points_to::{sorted, Cell};
 use analysis::facts::{Facts, FuncId, Obj, StmtId};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// Why one statement depends on another.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
@@ -195,9 +197,23 @@ pub fn run(
             push(k, h, DepKind::Halt);
         }
     }
+    // A thread's result comes from `pthread_exit(v)` or from its entry's `return v`.
+    let entries: BTreeSet<FuncId> = cg.thread_edges.iter().map(|e| e.1).collect();
+    let results: Vec<StmtId> = facts
+        .thread_exit_val
+        .iter()
+        .map(|x| x.0)
+        .chain(entries.iter().flat_map(|f| {
+            by_func
+                .get(f)
+                .map_or(&[][..], |(returns, _)| returns.as_slice())
+                .iter()
+                .copied()
+        }))
+        .collect();
     for &(j, _, res) in &facts.thread_join {
         if res != Facts::CONST_VAR {
-            for &(x, _) in &facts.thread_exit_val {
+            for &x in &results {
                 push(j, x, DepKind::Join);
             }
         }

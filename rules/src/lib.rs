@@ -24,6 +24,7 @@ pub mod call_graph;
 pub mod control_dep;
 pub mod data_dep;
 pub mod dependence;
+pub mod dl;
 pub mod happens_before;
 pub mod lock_order;
 pub mod locks;
@@ -125,6 +126,16 @@ pub const RULE_SETS: &[RuleSetInfo] = &[
     RuleSetInfo {
         name: "abstract-system",
         summary: "abstract system of the error sites (Eqs. 1-6)",
+        crepe: false,
+    },
+    RuleSetInfo {
+        name: "races",
+        summary: "locksets and data races (static warnings)",
+        crepe: false,
+    },
+    RuleSetInfo {
+        name: "lock-order",
+        summary: "lock-order inversions that may run in parallel (static warnings)",
         crepe: false,
     },
 ];

@@ -56,6 +56,7 @@ crepe! {
     Pt(p, o, k) <- ThreadEdge(c, f), ThreadCreate(c, _, a), FormalParam(f, zero, p),
         (zero == 0), Pt(a, o, k);
     Cpt(o, k, t, j) <- JoinResult(r), Pt(r, o, k), ThreadExit(v), Pt(v, t, j);
+    Cpt(o, k, t, j) <- JoinResult(r), Pt(r, o, k), ThreadEdge(_, f), Returns(f, v), Pt(v, t, j);
 }
 
 /// Runs the field-sensitive points-to rules on crepe.

@@ -2,27 +2,38 @@
 //!
 //! Modes: the plain bench (every task with every `--strategy`); `--paper-table2 [CORPUS]`
 //! (the SV-COMP tasks standing for the rows of the paper's Table 2 with baseline, dpor and
-//! dpor+ag, beside the paper's numbers: [`crate::bench::paper`]); `--hunt PATH...`
+//! dpor+ag, beside the paper's numbers: [`bench::paper`]); `--hunt PATH...`
 //! (`agx hunt --assertions` against `agx verify` on the expected-false tasks:
-//! [`crate::bench::hunt`]); `--compare OLD NEW`.
+//! [`bench::hunt`]); `--compare OLD NEW`.
 //!
 //! Exit code: 0 when no verdict is wrong, 1 when some verdict is wrong (so CI can fail
 //! on it; in `--hunt` also a hunt REFUTED on an expected-false task or a hunt/verify
-//! contradiction), 2 on an error of the bench itself (no tasks, unwritable output, ...).
+//! contradiction), 2 on an error of the bench itself (no tasks, unwritable output, ...),
+//! 130 when interrupted by SIGINT or SIGTERM (the finished runs are reported and saved:
+//! `--out` and `--csv` are rewritten after every run).
 
-use crate::bench::hunt::{self, HuntRecord};
-use crate::bench::results::{
-    Record, Results, Settings, MODE_HUNT, MODE_PAPER_TABLE2, MODE_TASKS, SCHEMA, SCHEMA_VERSION,
-};
-use crate::bench::run::{self, strategy_label, Plan};
-use crate::bench::task::Task;
-use crate::bench::{compare, paper, report, task};
+use super::common::Seconds;
 use anyhow::{bail, Context, Result};
+use bench::child;
+use bench::hunt;
+use bench::results::{
+    HuntRecord, Record, Results, Settings, MODE_HUNT, MODE_PAPER_TABLE2, MODE_TASKS, SCHEMA,
+    SCHEMA_VERSION,
+};
+use bench::run::{self, strategy_label, Plan};
+use bench::task::Task;
+use bench::{compare, paper, report, task};
+use explorer::symbolic::Strategy;
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The smallest `--memory` (MiB) under which `agx verify` can start: Z3's context and a
+/// 64 MiB search stack need about 200 MiB of address space.
+pub const MIN_MEMORY_MIB: u64 = 256;
 
 #[derive(clap::Args)]
 #[command(after_help = "\
@@ -30,7 +41,9 @@ Each task runs as a child `agx verify SOURCE --format json --data-model M --time
 the time and memory limits. Statuses: TRUE, FALSE, UNKNOWN, ERROR, TIMEOUT, OUT OF MEMORY, \
 UNSUPPORTED (construct), NOT SUPPORTED (property; not run). SV-COMP score: +2 correct TRUE, \
 +1 correct FALSE, -32 wrong TRUE, -16 wrong FALSE.\n\
-Exit code: 0 no wrong verdict, 1 some wrong verdict, 2 error.")]
+Each finished run is saved to --out/--csv at once; SIGINT or SIGTERM stops the bench, which \
+reports and saves the runs that finished (a second signal ends it at once).\n\
+Exit code: 0 no wrong verdict, 1 some wrong verdict, 2 error, 130 interrupted.")]
 pub struct Args {
     /// Directories (searched recursively) or files: SV-COMP task definitions (`.yml`) and C
     /// fixtures with `// agx-verify:` directives. With --paper-table2: the SV-COMP corpus
@@ -56,16 +69,20 @@ pub struct Args {
     /// Tasks run in parallel.
     #[arg(long, short = 'j', default_value_t = 1, value_name = "N")]
     pub jobs: usize,
-    /// Time limit per task in seconds.
-    #[arg(long, default_value_t = 60, value_name = "SECS")]
-    pub timeout: u64,
-    /// Memory (address-space) limit per task in MiB; 0 for none.
+    /// Time limit per task in seconds: more than 0, at most 1000000, fractions allowed.
+    #[arg(long, default_value = "60", value_name = "SECS")]
+    pub timeout: Seconds,
+    /// Memory (address-space) limit per task in MiB: 0 for none, else at least 256.
     #[arg(long, default_value_t = 4096, value_name = "MIB")]
     pub memory: u64,
     /// Strategy to run (repeat, or separate with commas, to run several side by side);
     /// verify's default when absent.
-    #[arg(long = "strategy", value_name = "S", value_delimiter = ',')]
-    pub strategies: Vec<String>,
+    #[arg(
+        long = "strategy",
+        value_name = "baseline|dpor|dpor+ag",
+        value_delimiter = ','
+    )]
+    pub strategies: Vec<Strategy>,
     /// Write one JSON record per task (schema `agx-bench-results`, version 2).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
@@ -100,9 +117,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if args.jobs == 0 {
         bail!("--jobs must be at least 1");
     }
-    if args.timeout == 0 {
-        bail!("--timeout must be at least 1 second");
+    if args.memory != 0 && args.memory < MIN_MEMORY_MIB && args.agx_command.is_none() {
+        bail!("--memory {} MiB is below the minimum of {MIN_MEMORY_MIB} MiB (agx verify needs that much address space for Z3 and its search thread); 0 means no limit", args.memory);
     }
+    child::install_interrupt_handler().context("catching SIGINT and SIGTERM")?;
     if args.paper_table2 {
         return run_paper_table2(&args);
     }
@@ -120,15 +138,79 @@ pub fn run(args: Args) -> Result<ExitCode> {
         );
     }
     let plan = plan(&args)?;
-    let records = run::run_all(&discovery.tasks, &plan);
+    let checkpoint = Checkpoint::new(&args, &plan, MODE_TASKS);
+    let records = run::run_all(&discovery.tasks, &plan, &|r| checkpoint.record(r));
     let results = results(&args, &plan, MODE_TASKS, records);
-    write_outputs(&args, &results)?;
-    print_stdout(&report::render(
+    finish(
+        &args,
         &results,
         &discovery.problems,
-        !args.summary,
-    ))?;
-    Ok(exit_code(is_wrong(&results)))
+        runs(&discovery.tasks, &plan),
+    )
+}
+
+/// How many runs a plan makes of the tasks.
+fn runs(tasks: &[Task], plan: &Plan) -> usize {
+    tasks.len() * plan.strategies.len()
+}
+
+/// Writes the outputs and prints the report; after an interruption (SIGINT, SIGTERM) says
+/// that the results are partial and exits with 130.
+fn finish(args: &Args, results: &Results, problems: &[String], planned: usize) -> Result<ExitCode> {
+    write_outputs(args, results)?;
+    print_stdout(&render(results, problems, !args.summary))?;
+    if child::interrupted() {
+        let done = results.records.len() + results.hunt.len();
+        eprintln!(
+            "agx bench: interrupted: {done} of {planned} runs finished; the report and the \
+             results files hold only those"
+        );
+        return Ok(ExitCode::from(130));
+    }
+    Ok(exit_code(is_wrong(results)))
+}
+
+/// The results so far, saved to `--out` and `--csv` after every finished run, so that an
+/// interrupted (or killed) bench keeps them; the final write puts them in task order.
+struct Checkpoint<'a> {
+    args: &'a Args,
+    plan: &'a Plan,
+    mode: &'static str,
+    done: Mutex<(Vec<Record>, Vec<HuntRecord>)>,
+}
+
+impl<'a> Checkpoint<'a> {
+    fn new(args: &'a Args, plan: &'a Plan, mode: &'static str) -> Self {
+        Checkpoint {
+            args,
+            plan,
+            mode,
+            done: Mutex::new((Vec::new(), Vec::new())),
+        }
+    }
+
+    fn record(&self, record: &Record) {
+        self.save(|done| done.0.push(record.clone()));
+    }
+
+    fn hunt(&self, record: &HuntRecord) {
+        self.save(|done| done.1.push(record.clone()));
+    }
+
+    fn save(&self, add: impl FnOnce(&mut (Vec<Record>, Vec<HuntRecord>))) {
+        if self.args.out.is_none() && self.args.csv.is_none() {
+            return;
+        }
+        let Ok(mut done) = self.done.lock() else {
+            return;
+        };
+        add(&mut done);
+        let mut results = results(self.args, self.plan, self.mode, done.0.clone());
+        results.hunt = done.1.clone();
+        if let Err(e) = write_outputs(self.args, &results) {
+            eprintln!("warning: saving the results so far: {e:#}");
+        }
+    }
 }
 
 /// `--paper-table2`: the mapped tasks with the three strategies, then the side-by-side table.
@@ -161,12 +243,11 @@ fn run_paper_table2(args: &Args) -> Result<ExitCode> {
         .iter()
         .map(|s| Some(s.to_string()))
         .collect();
-    let records = run::run_all(&tasks, &plan);
+    let checkpoint = Checkpoint::new(args, &plan, MODE_PAPER_TABLE2);
+    let records = run::run_all(&tasks, &plan, &|r| checkpoint.record(r));
     let mut results = results(args, &plan, MODE_PAPER_TABLE2, records);
     results.paper_table2 = paper::row_results(&results.records);
-    write_outputs(args, &results)?;
-    print_stdout(&render(&results, &discovery.problems, !args.summary))?;
-    Ok(exit_code(is_wrong(&results)))
+    finish(args, &results, &discovery.problems, runs(&tasks, &plan))
 }
 
 /// The report of a run of any mode.
@@ -216,21 +297,26 @@ fn run_hunt(args: &Args, tasks: &[Task]) -> Result<ExitCode> {
         .iter()
         .flat_map(|t| [(*t, false), (*t, true)])
         .collect();
+    let checkpoint = Checkpoint::new(args, &plan, MODE_HUNT);
     let done = run::parallel(
         &jobs,
         plan.jobs,
         |(task, is_hunt)| format!("{} ({})", task.id, if *is_hunt { "hunt" } else { "verify" }),
         |(task, is_hunt), _| {
             if *is_hunt {
-                HuntJob::Hunt(Box::new(hunt::run_one(task, &plan, args.hunt_jobs)))
+                let record = hunt::run_one(task, &plan, args.hunt_jobs)?;
+                checkpoint.hunt(&record);
+                Some(HuntJob::Hunt(Box::new(record)))
             } else {
-                HuntJob::Verify(Box::new(run::run_one(task, &strategy, &plan)))
+                let record = run::run_one(task, &strategy, &plan)?;
+                checkpoint.record(&record);
+                Some(HuntJob::Verify(Box::new(record)))
             }
         },
     );
     let mut verify_records = Vec::new();
     let mut hunt_records = Vec::new();
-    for job in done {
+    for job in done.into_iter().flatten() {
         match job {
             HuntJob::Verify(r) => verify_records.push(*r),
             HuntJob::Hunt(h) => hunt_records.push(*h),
@@ -238,9 +324,7 @@ fn run_hunt(args: &Args, tasks: &[Task]) -> Result<ExitCode> {
     }
     let mut results = results(args, &plan, MODE_HUNT, verify_records);
     results.hunt = hunt_records;
-    write_outputs(args, &results)?;
-    print_stdout(&render(&results, &[], !args.summary))?;
-    Ok(exit_code(is_wrong(&results)))
+    finish(args, &results, &[], jobs.len())
 }
 
 fn results(args: &Args, plan: &Plan, mode: &str, records: Vec<Record>) -> Results {
@@ -254,7 +338,7 @@ fn results(args: &Args, plan: &Plan, mode: &str, records: Vec<Record>) -> Result
         agx_version: env!("CARGO_PKG_VERSION").to_string(),
         created_unix_s,
         settings: Settings {
-            timeout_s: args.timeout,
+            timeout_s: args.timeout.get(),
             memory_mb: (args.memory > 0).then_some(args.memory),
             jobs: args.jobs,
             strategies: plan.strategies.iter().map(strategy_label).collect(),
@@ -301,12 +385,9 @@ fn plan(args: &Args) -> Result<Plan> {
     };
     let mut strategies: Vec<Option<String>> = Vec::new();
     for s in &args.strategies {
-        let s = s.trim();
-        if s.is_empty() {
-            bail!("empty --strategy");
-        }
-        if !strategies.contains(&Some(s.to_string())) {
-            strategies.push(Some(s.to_string()));
+        let name = Some(s.name().to_string());
+        if !strategies.contains(&name) {
+            strategies.push(name);
         }
     }
     if strategies.is_empty() {
@@ -314,7 +395,7 @@ fn plan(args: &Args) -> Result<Plan> {
     }
     Ok(Plan {
         program,
-        timeout_secs: args.timeout,
+        timeout_secs: args.timeout.get(),
         memory_bytes: (args.memory > 0).then(|| args.memory.saturating_mul(1 << 20)),
         jobs: args.jobs,
         strategies,
@@ -335,8 +416,14 @@ fn run_compare(old: &Path, new: &Path) -> Result<ExitCode> {
     Ok(exit_code(wrong))
 }
 
+/// Writes `text` to `path` through a temporary file beside it and a rename, so that a
+/// bench killed while writing leaves the previous complete file.
 fn write_file(path: &Path, text: &str) -> Result<()> {
-    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(".partial");
+    let partial = PathBuf::from(partial);
+    std::fs::write(&partial, text).with_context(|| format!("writing {}", partial.display()))?;
+    std::fs::rename(&partial, path).with_context(|| format!("writing {}", path.display()))
 }
 
 /// Prints to stdout; a closed pipe (`agx bench ... | head`) is not an error.

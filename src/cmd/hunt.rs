@@ -16,40 +16,32 @@
 //! (one result per goal with its verdict, statistics and witness as a thread flow).
 //! Exit codes: 0 nothing confirmed, 1 some goal confirmed, 2 error.
 
-mod abstraction;
 mod report;
 
-use super::common::InputArgs;
-use super::slice::{parse_location, Location};
+use super::common::{InputArgs, Seconds, TargetArgs};
 use super::warnings::{self, WarningKind};
-use abstraction::RulesAbstraction;
+use crate::driver::{Driver, Lines, Location, RulesAbstraction};
 use analysis::ir::{Program, StmtId, StmtKind, StmtRef, SyncOp, TermKind};
 use anyhow::{bail, Context, Result};
 use explorer::concrete::UninitPolicy;
-use explorer::guided::{self, Config, FoundBy, Goal, GoalKind, GoalLocation, Hunt, Stats, Verdict};
-use rules::Analysis;
+use explorer::guided::{self, Config, FoundBy, Goal, GoalKind, GoalLocation, Hunt, Verdict};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
     pub input: InputArgs,
-    /// A goal location FILE:LINE. Repeated, the locations make one goal: a distinct
-    /// thread at each at the same time.
-    #[arg(long = "target", value_name = "FILE:LINE")]
-    pub targets: Vec<String>,
-    /// Every assertion and `reach_error()` call is a goal.
-    #[arg(long)]
-    pub assertions: bool,
-    /// Every result of a SARIF 2.1.0 log is a goal.
-    #[arg(long, value_name = "FILE")]
-    pub sarif: Option<PathBuf>,
+    #[command(flatten)]
+    pub targets: TargetArgs,
     /// agx's own static warnings (races, lock-order inversions, assertions) are the goals.
     #[arg(long)]
     pub warnings: bool,
+    /// Every statement of a relation computed by user rules (`RULES.dl:REL`) is a goal.
+    #[arg(long, value_name = "RULES.dl:REL")]
+    pub targets_from: Option<String>,
     /// Trials (abstract trace sets) run in parallel. Default: the number of CPUs.
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
@@ -72,9 +64,9 @@ pub struct Args {
     #[arg(long)]
     pub first: bool,
     /// Seconds per goal (guided trials and the exhaustive fallback together, over all
-    /// rounds).
-    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
-    pub timeout: f64,
+    /// rounds): more than 0, at most 1000000, fractions allowed.
+    #[arg(long, value_name = "SECS", default_value = "60")]
+    pub timeout: Seconds,
     /// Cut paths where a loop runs more than K iterations or a function recurses more
     /// than K times.
     #[arg(long, value_name = "K")]
@@ -85,13 +77,24 @@ pub struct Args {
     /// Do not run the exhaustive search when the guided trials fail (no REFUTED from it).
     #[arg(long)]
     pub no_refute: bool,
+    /// Do not explore spurious wake-ups of `pthread_cond_wait` (POSIX allows them).
+    #[arg(long)]
+    pub no_spurious_wakeups: bool,
     /// Write each confirmed goal's witness (agx-witness JSON, replayable with
     /// `agx run FILE --witness W`) to DIR/goal-N.json.
     #[arg(long, value_name = "DIR")]
     pub witness_dir: Option<PathBuf>,
     /// Output format.
-    #[arg(long, default_value = "text", value_parser = ["text", "json", "sarif"])]
-    pub format: String,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// `--format` of `agx hunt`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+    Sarif,
 }
 
 /// A goal as the user gave it, resolved to statements (or why it cannot be).
@@ -109,18 +112,17 @@ pub struct Outcome {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let program = args.input.load()?;
-    let facts = analysis::facts::extract(&program);
-    let analysis = Analysis::run(&facts);
-    let specs = goals(&args, &program, &facts, &analysis)?;
+    let driver = Driver::new(args.input.load()?);
+    let program = driver.program();
+    let specs = goals(&args, &driver)?;
     if specs.is_empty() {
-        bail!("no goals: give --target FILE:LINE, --assertions, --sarif FILE or --warnings (or the program has none)");
+        bail!("no goals: give --target FILE:LINE, --assertions, --sarif FILE, --warnings or --targets-from RULES.dl:REL (or the program has none)");
     }
-    let abs = RulesAbstraction::new(&facts, &analysis);
+    let abs = driver.abstraction();
     // A goal's slice does not change between rounds: computed once, on its first round.
     let mut slices: Vec<Option<BTreeSet<StmtId>>> = vec![None; specs.len()];
     let hunts = guided::hunt_in_rounds(specs.len(), &config(&args), args.first, |i, cfg| {
-        hunt_one(cfg, &program, &analysis, &abs, &specs[i], &mut slices[i])
+        hunt_one(cfg, &driver, &abs, &specs[i], &mut slices[i])
     })?;
     let outcomes: Vec<Outcome> = specs
         .into_iter()
@@ -130,16 +132,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if let Some(dir) = &args.witness_dir {
         write_witnesses(dir, &outcomes)?;
     }
-    match args.format.as_str() {
-        "json" => println!(
+    match args.format {
+        Format::Json => println!(
             "{}",
-            serde_json::to_string_pretty(&report::json(&program, &outcomes))?
+            serde_json::to_string_pretty(&report::json(program, &outcomes))?
         ),
-        "sarif" => println!(
+        Format::Sarif => println!(
             "{}",
-            serde_json::to_string_pretty(&report::sarif(&program, &outcomes))?
+            serde_json::to_string_pretty(&report::sarif(program, &outcomes))?
         ),
-        _ => print!("{}", report::text(&program, &outcomes)),
+        Format::Text => print!("{}", report::text(program, &outcomes)),
     }
     let confirmed = outcomes
         .iter()
@@ -161,18 +163,18 @@ fn config(args: &Args) -> Config {
     c.max_depth = args.max_depth;
     c.max_states = args.max_states;
     c.max_trace_sets = args.max_trace_sets;
-    c.timeout = Duration::from_secs_f64(args.timeout.max(0.0));
+    c.timeout = args.timeout.duration();
     c.unwind = args.unwind;
     c.uninit = args.uninit;
     c.refute = !args.no_refute;
+    c.spurious_wakeups = !args.no_spurious_wakeups;
     c.program_name = args.input.file.display().to_string();
     c
 }
 
 fn hunt_one(
     cfg: &Config,
-    program: &Program,
-    analysis: &Analysis,
+    driver: &Driver,
     abs: &RulesAbstraction<'_>,
     spec: &Spec,
     slice: &mut Option<BTreeSet<StmtId>>,
@@ -180,45 +182,32 @@ fn hunt_one(
     let started = Instant::now();
     let goal = match &spec.goal {
         Ok(g) => g,
-        Err(why) => return Ok(no_search(Verdict::Unknown, None, why.clone(), started)),
+        Err(why) => {
+            return Ok(Hunt::without_search(
+                Verdict::Unknown,
+                None,
+                why.clone(),
+                started,
+            ))
+        }
     };
     let stmts = goal.stmts();
-    if let Some(reason) = abs.unreachable_reason(&stmts) {
-        return Ok(no_search(
+    if let Some(why) = driver.unreachable(&stmts) {
+        return Ok(Hunt::without_search(
             Verdict::Refuted,
             Some(FoundBy::Static),
-            reason,
+            format!("statically unreachable: {why}"),
             started,
         ));
     }
     let mut cfg = cfg.clone();
     cfg.relevant = Some(
         slice
-            .get_or_insert_with(|| analysis.backward_slice(&stmts))
+            .get_or_insert_with(|| driver.goal_slice(&stmts))
             .clone(),
     );
-    guided::hunt(program, goal, abs, &cfg).with_context(|| format!("hunting {}", spec.label))
-}
-
-fn no_search(
-    verdict: Verdict,
-    found_by: Option<FoundBy>,
-    reason: String,
-    started: Instant,
-) -> Hunt {
-    Hunt {
-        verdict,
-        found_by,
-        reason: Some(reason),
-        evidence: None,
-        initial_traces: Vec::new(),
-        final_traces: Vec::new(),
-        refinements: Vec::new(),
-        stats: Stats {
-            time_ms: started.elapsed().as_secs_f64() * 1000.0,
-            ..Stats::default()
-        },
-    }
+    guided::hunt(driver.program(), goal, abs, &cfg)
+        .with_context(|| format!("hunting {}", spec.label))
 }
 
 fn write_witnesses(dir: &std::path::Path, outcomes: &[Outcome]) -> Result<()> {
@@ -235,22 +224,18 @@ fn write_witnesses(dir: &std::path::Path, outcomes: &[Outcome]) -> Result<()> {
 
 // ---- goals ----
 
-fn goals(
-    args: &Args,
-    program: &Program,
-    facts: &analysis::facts::Facts,
-    analysis: &Analysis,
-) -> Result<Vec<Spec>> {
+fn goals(args: &Args, driver: &Driver) -> Result<Vec<Spec>> {
+    let program = driver.program();
     let mut specs = Vec::new();
-    if !args.targets.is_empty() {
-        let locations: Vec<Location> = args
-            .targets
-            .iter()
-            .map(|t| parse_location(t))
-            .collect::<Result<_>>()?;
-        specs.push(target_goal(program, &locations));
+    let lines = driver.lines();
+    if !args.targets.targets.is_empty() {
+        let spec = target_goal(program, &lines, &args.targets.targets);
+        if let Err(why) = &spec.goal {
+            bail!("--target {why}");
+        }
+        specs.push(spec);
     }
-    if args.assertions {
+    if args.targets.assertions {
         for t in program.error_sites() {
             let label = program.location(t.span);
             let goal = Goal {
@@ -267,17 +252,27 @@ fn goals(
             });
         }
     }
-    if let Some(path) = &args.sarif {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        let targets =
-            analysis::sarif::read_targets(&text).with_context(|| format!("{}", path.display()))?;
-        for t in targets {
-            specs.push(sarif_goal(program, &t));
+    for t in args.targets.sarif_targets()? {
+        specs.push(sarif_goal(program, &lines, &t));
+    }
+    if let Some(spec) = &args.targets_from {
+        for s in super::user_rules::statements_from(spec, driver.facts())? {
+            let label = program.location(program.stmt(s).span());
+            specs.push(Spec {
+                origin: format!("rules {spec}"),
+                label: label.clone(),
+                goal: Ok(Goal {
+                    kind: GoalKind::Reach,
+                    locations: vec![GoalLocation {
+                        stmts: vec![s],
+                        label,
+                    }],
+                }),
+            });
         }
     }
     if args.warnings {
-        for w in warnings::compute(facts, analysis, true) {
+        for w in warnings::compute(driver.facts(), driver.analysis(), true) {
             let kind = match w.kind {
                 WarningKind::Race => GoalKind::Race,
                 WarningKind::Deadlock => GoalKind::Deadlock,
@@ -312,20 +307,13 @@ fn label_of(parts: &[String]) -> String {
 }
 
 /// The statements of a source line, by what the goal needs there.
-fn stmts_on_line(program: &Program, loc: &Location, need: GoalKind) -> Result<Vec<StmtId>, String> {
-    let file = program
-        .find_file(&loc.file)
-        .ok_or_else(|| format!("`{}` is not a file of the program", loc.file))?;
-    let on_line: Vec<StmtId> = (0..program.stmt_count())
-        .map(|i| StmtId(i as u32))
-        .filter(|&s| {
-            let span = program.stmt(s).span();
-            span.file == file && span.line == loc.line
-        })
-        .collect();
-    if on_line.is_empty() {
-        return Err(format!("no statement of the program at {loc}"));
-    }
+fn stmts_on_line(
+    program: &Program,
+    lines: &Lines,
+    loc: &Location,
+    need: GoalKind,
+) -> Result<Vec<StmtId>, String> {
+    let on_line = lines.statements(loc).map_err(|e| e.to_string())?;
     let kept: Vec<StmtId> = match need {
         GoalKind::Reach => {
             let errors: Vec<StmtId> = on_line
@@ -354,7 +342,7 @@ fn stmts_on_line(program: &Program, loc: &Location, need: GoalKind) -> Result<Ve
     };
     if kept.is_empty() {
         return Err(format!(
-            "no statement at {loc} where a thread can stand for a {} goal",
+            "{loc}: no statement there where a thread can stand for a {} goal",
             need.name()
         ));
     }
@@ -380,6 +368,7 @@ fn is_event(program: &Program, s: StmtId) -> bool {
 /// Builds a goal from locations and a kind (`None`: infer it).
 fn located_goal(
     program: &Program,
+    lines: &Lines,
     locations: &[Location],
     kind: Option<GoalKind>,
 ) -> Result<Goal, String> {
@@ -389,7 +378,7 @@ fn located_goal(
         (None, _) => {
             let all_locks = locations
                 .iter()
-                .all(|l| stmts_on_line(program, l, GoalKind::Deadlock).is_ok());
+                .all(|l| stmts_on_line(program, lines, l, GoalKind::Deadlock).is_ok());
             if all_locks {
                 GoalKind::Deadlock
             } else {
@@ -400,7 +389,7 @@ fn located_goal(
     let mut goal_locations = Vec::new();
     for l in locations {
         goal_locations.push(GoalLocation {
-            stmts: stmts_on_line(program, l, kind)?,
+            stmts: stmts_on_line(program, lines, l, kind)?,
             label: l.to_string(),
         });
     }
@@ -410,16 +399,16 @@ fn located_goal(
     })
 }
 
-fn target_goal(program: &Program, locations: &[Location]) -> Spec {
+fn target_goal(program: &Program, lines: &Lines, locations: &[Location]) -> Spec {
     let label = label_of(&locations.iter().map(|l| l.to_string()).collect::<Vec<_>>());
     Spec {
         origin: "--target".into(),
         label,
-        goal: located_goal(program, locations, None),
+        goal: located_goal(program, lines, locations, None),
     }
 }
 
-fn sarif_goal(program: &Program, t: &analysis::sarif::SarifTarget) -> Spec {
+fn sarif_goal(program: &Program, lines: &Lines, t: &analysis::sarif::SarifTarget) -> Spec {
     use analysis::sarif::TargetKind;
     let locations: Vec<Location> = t
         .locations
@@ -446,6 +435,6 @@ fn sarif_goal(program: &Program, t: &analysis::sarif::SarifTarget) -> Spec {
                 .unwrap_or_default()
         ),
         label,
-        goal: located_goal(program, &locations, kind),
+        goal: located_goal(program, lines, &locations, kind),
     }
 }

@@ -7,9 +7,10 @@
 //! affect them (both closures of control and data dependence with the happens-before
 //! filter).
 
-use super::common::InputArgs;
+use super::common::{InputArgs, TextOrJson};
 use super::rules::load_facts;
-use super::slice::{find_file, lines_of, Line};
+use super::slice::{lines_of, Line};
+use crate::driver::Lines;
 use analysis::facts::{Facts, StmtId};
 use anyhow::{bail, Context, Result};
 use rules::{Analysis, Direction};
@@ -29,8 +30,8 @@ pub struct Args {
     #[arg(long, value_name = "OLD")]
     pub old: Option<PathBuf>,
     /// Output format.
-    #[arg(long, default_value = "text", value_parser = ["text", "json"])]
-    pub format: String,
+    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    pub format: TextOrJson,
 }
 
 #[derive(Serialize)]
@@ -92,7 +93,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         forward: forward.into_iter().collect(),
         backward: backward.into_iter().collect(),
     };
-    if args.format == "json" {
+    if args.format == TextOrJson::Json {
         println!("{}", serde_json::to_string_pretty(&impact)?);
     } else {
         print!("{}", text(&impact));
@@ -102,7 +103,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
 
 /// Every statement on the given lines of `file` (a changed line changes as a whole).
 fn stmts_on_lines(facts: &Facts, file: &str, lines: &BTreeSet<u32>) -> Vec<StmtId> {
-    let Some(file) = find_file(facts, file) else {
+    let Some(file) = Lines::of_facts(facts).find_file(file) else {
         return Vec::new();
     };
     facts

@@ -1,6 +1,6 @@
 //! `agx ir FILE`: the IR as readable text (with source lines) or JSON.
 
-use super::common::{source_line, InputArgs};
+use super::common::{source_line, InputArgs, TextOrJson};
 use anyhow::Result;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -10,8 +10,8 @@ pub struct Args {
     #[command(flatten)]
     pub input: InputArgs,
     /// Output format.
-    #[arg(long, default_value = "text", value_parser = ["text", "json"])]
-    pub format: String,
+    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    pub format: TextOrJson,
     /// Print sizes and front-end timings (parse, lower) instead of the IR.
     #[arg(long)]
     pub stats: bool,
@@ -22,7 +22,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         return stats(&args.input);
     }
     let program = args.input.load()?;
-    if args.format == "json" {
+    if args.format == TextOrJson::Json {
         println!("{}", serde_json::to_string_pretty(&program)?);
     } else {
         print!("{}", analysis::ir::render_program(&program, &source_line));

@@ -10,5 +10,7 @@ pub mod rules;
 pub mod run;
 pub mod slice;
 pub mod svcomp;
+pub mod user_rules;
 pub mod verify;
 pub mod warnings;
+pub mod witness_text;

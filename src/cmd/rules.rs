@@ -23,6 +23,10 @@ pub enum RulesCommand {
     Run(RunArgs),
     /// Run the rule sets several times and print the fastest and median time of each.
     Time(TimeArgs),
+    /// Evaluate user rules (Soufflé syntax subset) over the facts of a program.
+    Eval(super::user_rules::EvalArgs),
+    /// Print the tuples of a fact or built-in relation, with source lines.
+    Print(super::user_rules::PrintArgs),
 }
 
 #[derive(clap::Args)]
@@ -33,8 +37,8 @@ pub struct RunArgs {
     #[arg(long = "rule-set", value_name = "NAME")]
     pub rule_sets: Vec<String>,
     /// Engine for the rule sets that have a crepe twin.
-    #[arg(long, default_value = "ascent", value_parser = ["ascent", "crepe"])]
-    pub engine: String,
+    #[arg(long, value_enum, default_value_t = EngineChoice::Ascent)]
+    pub engine: EngineChoice,
     /// Run both engines and check that they agree (exit 1 if not).
     #[arg(long)]
     pub compare: bool,
@@ -59,11 +63,17 @@ pub fn load_facts(input: &InputArgs) -> Result<Facts> {
     Ok(analysis::facts::extract(&program))
 }
 
-fn engine(name: &str) -> Engine {
-    if name == "crepe" {
-        Engine::Crepe
-    } else {
-        Engine::Ascent
+/// `--engine`: which Datalog engine runs the rule sets that have a crepe twin.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineChoice {
+    Ascent,
+    Crepe,
+}
+
+fn engine(choice: EngineChoice) -> Engine {
+    match choice {
+        EngineChoice::Ascent => Engine::Ascent,
+        EngineChoice::Crepe => Engine::Crepe,
     }
 }
 
@@ -95,9 +105,24 @@ pub fn run(args: Args) -> Result<ExitCode> {
                     " [ascent]"
                 };
                 println!("{:<16} {}{twin}", r.name, r.summary);
+                for b in rules::dl::builtin::BUILTINS
+                    .iter()
+                    .filter(|b| b.rule_set == r.name)
+                {
+                    let cols: Vec<String> = b
+                        .columns
+                        .iter()
+                        .map(|(n, t)| {
+                            format!("{n}: {}", if *t == 'n' { "number" } else { "symbol" })
+                        })
+                        .collect();
+                    println!("    {}({})  {}", b.name, cols.join(", "), b.doc);
+                }
             }
             Ok(ExitCode::SUCCESS)
         }
+        RulesCommand::Eval(a) => super::user_rules::eval(a),
+        RulesCommand::Print(a) => super::user_rules::print(a),
         RulesCommand::Run(a) => run_once(a),
         RulesCommand::Time(a) => time(a),
     }
@@ -110,7 +135,7 @@ fn shown<'a>(t: &'a Timing, filter: &'a [String]) -> bool {
 fn run_once(args: RunArgs) -> Result<ExitCode> {
     check_names(&args.rule_sets)?;
     let facts = load_facts(&args.input)?;
-    let (analysis, targets) = analyze(&facts, engine(&args.engine));
+    let (analysis, targets) = analyze(&facts, engine(args.engine));
     println!("{} error sites as targets", targets.len());
     for t in analysis
         .timings
@@ -180,7 +205,7 @@ fn time(args: TimeArgs) -> Result<ExitCode> {
     let facts = load_facts(&args.run.input)?;
     let mut runs: Vec<Vec<Timing>> = Vec::new();
     for _ in 0..args.repeat {
-        runs.push(analyze(&facts, engine(&args.run.engine)).0.timings);
+        runs.push(analyze(&facts, engine(args.run.engine)).0.timings);
     }
     println!(
         "{:<16} {:<6} {:>10} {:>10}",

@@ -6,7 +6,7 @@
 //! `--format json` stdout holds one JSON object instead. Exit codes: 0 no violation
 //! (completed, aborted, infeasible, or bound hit), 1 violation, 2 error.
 
-use super::common::InputArgs;
+use super::common::{InputArgs, TextOrJson};
 use analysis::ir::{stmt_text, Program, StmtRef, TermKind};
 use anyhow::{bail, Context, Result};
 use explorer::concrete::{
@@ -45,6 +45,10 @@ pub struct Args {
     /// Uninitialized locals and malloc memory read as `zero` or as the next input (`nondet`).
     #[arg(long, default_value = "zero", value_name = "zero|nondet")]
     pub uninit: UninitPolicy,
+    /// Reject a schedule entry that wakes a waiting thread without a signal (a spurious
+    /// wake-up, which POSIX allows and explicit schedules may otherwise name).
+    #[arg(long)]
+    pub no_spurious_wakeups: bool,
     /// Replay a witness (JSON) instead of a schedule and inputs given by flags.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["schedule", "inputs", "uninit"])]
     pub witness: Option<PathBuf>,
@@ -61,8 +65,8 @@ pub struct Args {
     #[arg(long)]
     pub trace: bool,
     /// Output format.
-    #[arg(long, default_value = "text", value_parser = ["text", "json"])]
-    pub format: String,
+    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    pub format: TextOrJson,
 }
 
 fn parse_input(text: &str) -> Result<i128, String> {
@@ -96,7 +100,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         let text = serde_json::to_string_pretty(&witness)?;
         std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
     }
-    if args.format == "json" {
+    if args.format == TextOrJson::Json {
         let mut json = serde_json::to_value(&execution)?;
         // Spans name files by index into this list.
         json["files"] = serde_json::to_value(&program.files)?;
@@ -135,6 +139,9 @@ fn config(args: &Args, program: &Program) -> Result<RunConfig> {
     };
     config.max_steps = args.max_steps;
     config.max_statements = args.max_statements;
+    if args.no_spurious_wakeups {
+        config.spurious_wakeups = false;
+    }
     config.record_trace = args.trace || args.save_witness.is_some();
     Ok(config)
 }
@@ -228,10 +235,7 @@ fn outcome_text(program: &Program, outcome: &Outcome) -> String {
                 v.kind, v.thread, v.location, v.message
             );
             for b in &v.blocked {
-                text.push_str(&format!(
-                    "  thread {} waits for {} at {}\n",
-                    b.thread, b.waits_for, b.location
-                ));
+                text.push_str(&format!("  {b}\n"));
             }
             text
         }

@@ -3,117 +3,38 @@
 //! dropped with a reason, the rest by cost: abstract-trace length, threads involved,
 //! slice size).
 
-use super::common::InputArgs;
+use super::common::{InputArgs, TargetArgs};
 use super::rules::load_facts;
+use crate::driver::{self, Lines, Location};
 use analysis::facts::{Facts, FuncId, StmtId};
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use rules::abstract_system::{AbstractSystem, EdgeKind};
 use rules::Analysis;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
     pub input: InputArgs,
-    /// A target location `FILE:LINE` (repeatable).
-    #[arg(long = "target", value_name = "FILE:LINE")]
-    pub targets: Vec<String>,
-    /// Every assertion and `reach_error()` call is a target.
-    #[arg(long)]
-    pub assertions: bool,
-    /// Targets from the results of a SARIF 2.1.0 file of static warnings.
-    #[arg(long, value_name = "FILE")]
-    pub sarif: Option<PathBuf>,
+    #[command(flatten)]
+    pub targets: TargetArgs,
+    /// Targets from a relation of statements computed by user rules (`RULES.dl:REL`).
+    #[arg(long, value_name = "RULES.dl:REL")]
+    pub criteria_from: Option<String>,
     /// Output format.
-    #[arg(long, default_value = "text", value_parser = ["text", "json", "dot"])]
-    pub format: String,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
-/// A target as the user named it.
-#[derive(Clone, Debug)]
-pub struct Location {
-    pub file: String,
-    pub line: u32,
-}
-
-impl std::fmt::Display for Location {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}", self.file, self.line)
-    }
-}
-
-pub fn parse_location(s: &str) -> Result<Location> {
-    let (file, line) = s
-        .rsplit_once(':')
-        .with_context(|| format!("`{s}`: expected FILE:LINE"))?;
-    let line = line
-        .parse::<u32>()
-        .with_context(|| format!("`{s}`: `{line}` is not a line number"))?;
-    Ok(Location {
-        file: file.to_string(),
-        line,
-    })
-}
-
-/// The locations of every target of a SARIF 2.1.0 log (all locations of a multi-location
-/// target such as a race, each sliced on its own).
-pub fn sarif_locations(path: &std::path::Path) -> Result<Vec<Location>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let targets =
-        analysis::sarif::read_targets(&text).with_context(|| format!("{}", path.display()))?;
-    Ok(targets
-        .into_iter()
-        .flat_map(|t| t.locations)
-        .map(|l| Location {
-            file: l.file,
-            line: l.line,
-        })
-        .collect())
-}
-
-/// Finds a file id by exact name, else by final path component.
-pub fn find_file(facts: &Facts, name: &str) -> Option<analysis::facts::FileId> {
-    let files = &facts.names.files;
-    let exact = files.iter().position(|f| f == name);
-    let base = || {
-        let b = std::path::Path::new(name).file_name()?;
-        files
-            .iter()
-            .position(|f| std::path::Path::new(f).file_name() == Some(b))
-    };
-    exact
-        .or_else(base)
-        .map(|i| analysis::facts::FileId(i as u32))
-}
-
-/// The statements a location stands for: its error sites if it has any (the assertion
-/// itself), else every statement on the line.
-pub fn statements_at(facts: &Facts, loc: &Location) -> Vec<StmtId> {
-    let Some(file) = find_file(facts, &loc.file) else {
-        return Vec::new();
-    };
-    let on_line: Vec<StmtId> = facts
-        .stmt_line
-        .iter()
-        .filter(|&&(_, f, l)| f == file && l == loc.line)
-        .map(|s| s.0)
-        .collect();
-    let errors: Vec<StmtId> = facts
-        .error_site
-        .iter()
-        .map(|e| e.0)
-        .filter(|e| on_line.contains(e))
-        .collect();
-    if errors.is_empty() {
-        on_line
-    } else {
-        errors
-    }
+/// `--format` of `agx slice`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+    Dot,
 }
 
 /// A source line of the program.
@@ -172,43 +93,56 @@ struct TargetReport {
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let facts = load_facts(&args.input)?;
-    let mut locations: Vec<Location> = Vec::new();
-    for t in &args.targets {
-        locations.push(parse_location(t)?);
+    let lines = Lines::of_facts(&facts);
+    for t in &args.targets.targets {
+        lines.statements(t).map_err(|e| anyhow!("--target {e}"))?;
     }
-    if let Some(path) = &args.sarif {
-        locations.extend(sarif_locations(path)?);
-    }
-    if args.assertions {
-        let lines = facts.stmt_lines();
-        for &(e,) in &facts.error_site {
-            if let Some((f, l)) = lines.get(e.index()).copied().flatten() {
-                let file = facts.names.files[f.index()].clone();
-                locations.push(Location { file, line: l });
-            }
+    let mut locations: Vec<Location> = args.targets.targets.clone();
+    // Every location of a multi-location result (a race) is sliced on its own.
+    locations.extend(
+        args.targets
+            .sarif_targets()?
+            .into_iter()
+            .flat_map(|t| t.locations)
+            .map(|l| Location {
+                file: l.file,
+                line: l.line,
+            }),
+    );
+    if let Some(spec) = &args.criteria_from {
+        for s in super::user_rules::statements_from(spec, &facts)? {
+            locations.extend(lines.location_of(s));
         }
+    }
+    if args.targets.assertions {
+        locations.extend(
+            facts
+                .error_site
+                .iter()
+                .filter_map(|e| lines.location_of(e.0)),
+        );
     }
     let mut seen = BTreeSet::new();
     locations.retain(|l| seen.insert((l.file.clone(), l.line)));
     if locations.is_empty() {
-        bail!("no targets: give --target FILE:LINE, --assertions or --sarif FILE");
+        bail!("no targets: give --target FILE:LINE, --assertions, --sarif FILE or --criteria-from RULES.dl:REL (or the relation is empty)");
     }
     let analysis = Analysis::run(&facts);
     let mut reports: Vec<TargetReport> = locations
         .iter()
-        .map(|loc| report(&facts, &analysis, loc))
+        .map(|loc| report(&facts, &lines, &analysis, loc))
         .collect();
     rank(&mut reports);
-    match args.format.as_str() {
-        "json" => println!("{}", serde_json::to_string_pretty(&reports)?),
-        "dot" => print!("{}", dot(&reports)),
-        _ => print!("{}", text(&reports)),
+    match args.format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&reports)?),
+        Format::Dot => print!("{}", dot(&reports)),
+        Format::Text => print!("{}", text(&reports)),
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn report(facts: &Facts, analysis: &Analysis, loc: &Location) -> TargetReport {
-    let stmts = statements_at(facts, loc);
+fn report(facts: &Facts, lines: &Lines, analysis: &Analysis, loc: &Location) -> TargetReport {
+    let stmts = lines.target(loc).unwrap_or_default();
     let mut r = TargetReport {
         location: loc.to_string(),
         statements: stmts.iter().map(|s| s.to_string()).collect(),
@@ -228,8 +162,8 @@ fn report(facts: &Facts, analysis: &Analysis, loc: &Location) -> TargetReport {
     r.slice = lines_of(facts, &slice).into_iter().collect();
     let system = analysis.abstract_system(facts, &stmts);
     describe_system(facts, &system, &mut r);
-    if let Some(reason) = unreachable_reason(facts, analysis, &stmts) {
-        r.dropped = Some(reason);
+    if let Some(why) = driver::unreachable(facts, analysis, &stmts) {
+        r.dropped = Some(why.to_string());
         return r;
     }
     let trace = stmts
@@ -268,29 +202,6 @@ fn describe_system(facts: &Facts, system: &AbstractSystem, r: &mut TargetReport)
             kind,
         });
     }
-}
-
-/// Why no execution can reach any of the statements, if that is statically clear.
-fn unreachable_reason(facts: &Facts, analysis: &Analysis, stmts: &[StmtId]) -> Option<String> {
-    let func_of: HashMap<StmtId, FuncId> = facts.stmt_func.iter().copied().collect();
-    let reachable: BTreeSet<StmtId> = facts.reachable.iter().map(|r| r.0).collect();
-    if stmts.iter().all(|s| !reachable.contains(s)) {
-        return Some("dead code: not reachable from the start of its function".into());
-    }
-    let live = &analysis.call_graph.live;
-    let dead_funcs: Vec<&str> = stmts
-        .iter()
-        .filter_map(|s| func_of.get(s))
-        .filter(|f| !live.contains(f))
-        .map(|f| facts.func_name(*f))
-        .collect();
-    if dead_funcs.len() == stmts.len() {
-        return Some(format!(
-            "function `{}` is never called from main or a thread",
-            dead_funcs[0]
-        ));
-    }
-    None
 }
 
 fn threads_involved(facts: &Facts, analysis: &Analysis, slice: &BTreeSet<StmtId>) -> Vec<String> {

@@ -6,17 +6,20 @@
 //! `Result: TRUE`, `Result: FALSE(unreach-call)`, `Result: UNKNOWN`; why there is no
 //! verdict goes to stderr. For FALSE, `--witness-out FILE` writes a YAML violation
 //! witness: format 2.0 with the concurrency extension's `thread_id` on every waypoint
-//! (see `crate::bench::witness` for the exact shape).
+//! (see `bench::witness` for the exact shape).
 //!
 //! Exit code: 0 when a verdict line (TRUE, FALSE or UNKNOWN) was printed, 2 when agx
 //! verify failed (the line is then `Result: UNKNOWN`) or the witness could not be written.
 
-use crate::bench::child::{self, End, Limits};
-use crate::bench::task::{resolve_source, Definition, Property};
-use crate::bench::verify::{self, data_model_flag, Status, VerifyCall};
-use crate::bench::witness::{self, WitnessTask};
+use super::bench::MIN_MEMORY_MIB;
+use super::common::Seconds;
 use analysis::ir::DataModel;
 use anyhow::{anyhow, bail, Context, Result};
+use bench::child::{self, End, Limits};
+use bench::task::{resolve_source, Definition, Property};
+use bench::verify::{self, data_model_flag, Status, VerifyCall};
+use bench::witness::{self, WitnessTask};
+use explorer::symbolic::Strategy;
 use serde_json::Value;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -48,12 +51,13 @@ pub struct Args {
     #[arg(long, value_name = "ilp32|lp64")]
     pub data_model: Option<DataModel>,
     /// Exploration strategy (verify's default when absent).
-    #[arg(long, value_name = "S")]
-    pub strategy: Option<String>,
-    /// Time limit in seconds.
-    #[arg(long, default_value_t = 900, value_name = "SECS")]
-    pub timeout: u64,
-    /// Memory (address-space) limit in MiB; 0 for none (runners usually enforce their own).
+    #[arg(long, value_name = "baseline|dpor|dpor+ag")]
+    pub strategy: Option<Strategy>,
+    /// Time limit in seconds: more than 0, at most 1000000, fractions allowed.
+    #[arg(long, default_value = "900", value_name = "SECS")]
+    pub timeout: Seconds,
+    /// Memory (address-space) limit in MiB: 0 for none (runners usually enforce their own),
+    /// else at least 256.
     #[arg(long, default_value_t = 0, value_name = "MIB")]
     pub memory: u64,
     /// Where to write the YAML violation witness when the result is FALSE.
@@ -73,6 +77,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
             |s| s.to_string_lossy().into_owned(),
         ))
     });
+    if args.memory != 0 && args.memory < MIN_MEMORY_MIB && args.agx_command.is_none() {
+        bail!(
+            "--memory {} MiB is below the minimum of {MIN_MEMORY_MIB} MiB; 0 means no limit",
+            args.memory
+        );
+    }
     let (source, task_data_model) = source_of(&args.task)?;
     let data_model = args.data_model.unwrap_or(task_data_model);
     if !property.is_checked() {
@@ -83,8 +93,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let call = VerifyCall {
         source: &source,
         data_model,
-        strategy: args.strategy.as_deref(),
-        timeout_secs: args.timeout,
+        strategy: args.strategy.map(Strategy::name),
+        timeout_secs: args.timeout.get(),
         extra_args: &[],
     };
     let program = match &args.agx_command {
@@ -94,7 +104,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             .into_os_string(),
     };
     let memory_bytes = (args.memory > 0).then(|| args.memory.saturating_mul(1 << 20));
-    let limit = Duration::from_secs(args.timeout);
+    let limit = args.timeout.duration();
     let limits = Limits {
         wall: limit + Duration::from_secs(2) + limit / 10,
         memory_bytes,

@@ -22,15 +22,16 @@
 //! Exit codes: 0 no violation found (`safe` or `unknown`), 1 violation, 2 error (an
 //! unsupported construct in the front end says `unsupported:` on stderr).
 
-use super::common::InputArgs;
-use analysis::ir::{Program, StmtId};
-use anyhow::{bail, Context, Result};
+use super::common::{InputArgs, Seconds, TextOrJson};
+use super::witness_text;
+use crate::driver::{Driver, Location};
+use analysis::ir::Program;
+use anyhow::{Context, Result};
 use explorer::concrete::UninitPolicy;
 use explorer::symbolic::{self, Checks, Config, Found, Outcome, Strategy, Verdict};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -53,17 +54,20 @@ pub struct Args {
     /// Cut runs that create more than N threads (main included).
     #[arg(long, value_name = "N", default_value_t = 64)]
     pub max_threads: usize,
-    /// Stop the search after SECS seconds (the verdict is then at best `unknown`).
+    /// Stop the search after SECS seconds (the verdict is then at best `unknown`): more
+    /// than 0, at most 1000000, fractions allowed. Default: no time limit.
     #[arg(long, value_name = "SECS")]
-    pub timeout: Option<f64>,
+    pub timeout: Option<Seconds>,
     /// Check only the assertion or reach_error at FILE:LINE (repeatable).
+    /// A line without a statement, or (without `--check`) without an assertion or
+    /// reach_error call, is an error.
     #[arg(long, value_name = "FILE:LINE")]
-    pub target: Vec<String>,
+    pub target: Vec<Location>,
     /// Also report `deadlock`s and `memory` errors (null/invalid dereference, bounds,
     /// use after free, double free, division by zero, lock and join misuse). Without
     /// `memory`, such an error on a path makes `safe` impossible.
-    #[arg(long, value_name = "deadlock,memory", value_delimiter = ',')]
-    pub check: Vec<String>,
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub check: Vec<Check>,
     /// Uninitialized locals and malloc memory: an input (`nondet`, SV-COMP's reading) or
     /// zero.
     #[arg(long, default_value = "nondet", value_name = "nondet|zero")]
@@ -88,27 +92,35 @@ pub struct Args {
     /// Print the search's events (ends of runs, prunes) with their paths to stderr.
     #[arg(long)]
     pub trace_search: bool,
+    /// Do not explore spurious wake-ups of `pthread_cond_wait` (POSIX allows them; a
+    /// `safe` verdict then holds only for runs without them, and says so).
+    #[arg(long)]
+    pub no_spurious_wakeups: bool,
     /// Output format.
-    #[arg(long, default_value = "text", value_name = "text|json")]
-    pub format: String,
+    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    pub format: TextOrJson,
+}
+
+/// `--check`: what verify reports besides assertions and `reach_error`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Check {
+    Deadlock,
+    Memory,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    if !matches!(args.format.as_str(), "text" | "json") {
-        bail!("unknown format `{}` (text|json)", args.format);
-    }
-    let program = args.input.load()?;
-    let mut config = config(&args, &program)?;
-    config.relevant = type_b_slice(&program, &config);
-    let outcome = symbolic::verify(&program, &config)?;
+    let driver = Driver::new(args.input.load()?);
+    let config = driver.verify_config(config(&args, &driver)?);
+    let program = driver.program();
+    let outcome = symbolic::verify(program, &config)?;
     if let (Some(path), Some(found)) = (&args.witness_out, outcome.violations.first()) {
         let text = serde_json::to_string_pretty(&found.witness)?;
         std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
     }
-    if args.format == "json" {
-        println!("{}", serde_json::to_string(&to_json(&program, &outcome))?);
+    if args.format == TextOrJson::Json {
+        println!("{}", serde_json::to_string(&to_json(program, &outcome))?);
     } else {
-        print!("{}", to_text(&outcome));
+        print!("{}", to_text(&outcome, !args.no_spurious_wakeups));
     }
     Ok(match outcome.verdict {
         Verdict::Violation => ExitCode::from(1),
@@ -116,14 +128,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
     })
 }
 
-fn config(args: &Args, program: &Program) -> Result<Config> {
+fn config(args: &Args, driver: &Driver) -> Result<Config> {
     let mut c = Config::default();
     c.strategy = args.strategy;
     c.slice = !args.no_slice;
     c.unwind = args.unwind;
     c.max_events = args.max_events;
     c.max_threads = args.max_threads;
-    c.timeout = args.timeout.map(Duration::from_secs_f64);
+    c.timeout = args.timeout.map(Seconds::duration);
     c.uninit = args.uninit;
     c.all_violations = args.all;
     c.summary_slots = args.summary_slots;
@@ -131,46 +143,19 @@ fn config(args: &Args, program: &Program) -> Result<Config> {
     c.repair = args.repair;
     c.program_name = args.input.file.display().to_string();
     c.trace = args.trace_search;
+    c.spurious_wakeups = !args.no_spurious_wakeups;
     let mut checks = Checks::default();
     for kind in &args.check {
-        match kind.as_str() {
-            "deadlock" => checks.deadlock = true,
-            "memory" => checks.memory = true,
-            other => bail!("unknown check `{other}` (deadlock|memory)"),
+        match kind {
+            Check::Deadlock => checks.deadlock = true,
+            Check::Memory => checks.memory = true,
         }
+    }
+    if !args.target.is_empty() {
+        c.targets = Some(driver.verify_targets(&args.target, checks)?);
     }
     c.checks = checks;
-    if !args.target.is_empty() {
-        let mut targets = Vec::new();
-        for t in &args.target {
-            let (file, line) = t
-                .rsplit_once(':')
-                .with_context(|| format!("target `{t}` is not FILE:LINE"))?;
-            let line: u32 = line
-                .parse()
-                .with_context(|| format!("target `{t}`: `{line}` is not a line number"))?;
-            let Some(id) = program.find_file(file) else {
-                bail!("target `{t}`: `{file}` is not a file of the program");
-            };
-            targets.push((id, line));
-        }
-        c.targets = Some(targets);
-    }
     Ok(c)
-}
-
-/// The static slice for §6.1's Type B pivots: the backward slice (rules crate) of the
-/// targets and of everything that can stop, block or end an execution
-/// ([`symbolic::type_b::criteria`]; every `Error` terminator is one, so the targets are
-/// in). Only when the search would use it (dpor+ag with the slice, no extra checks).
-fn type_b_slice(program: &Program, c: &Config) -> Option<std::collections::BTreeSet<StmtId>> {
-    let used = c.slice && c.strategy == Strategy::DporAg && c.checks == Checks::default();
-    if !used {
-        return None;
-    }
-    let facts = analysis::facts::extract(program);
-    let analysis = rules::Analysis::run(&facts);
-    Some(analysis.backward_slice(&symbolic::type_b::criteria(program)))
 }
 
 /// The reason a verdict is `unknown`: the most telling incomplete reason.
@@ -221,7 +206,7 @@ fn to_json(program: &Program, o: &Outcome) -> Value {
     })
 }
 
-fn to_text(o: &Outcome) -> String {
+fn to_text(o: &Outcome, spurious: bool) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     match o.verdict {
@@ -232,41 +217,30 @@ fn to_text(o: &Outcome) -> String {
                     "VIOLATION: {} at {} (thread {})",
                     f.message, f.location, f.thread
                 );
-                let inputs: Vec<String> = f
-                    .witness
-                    .inputs
+                let steps: Vec<witness_text::Step<'_>> = f
+                    .steps
                     .iter()
-                    .map(|i| format!("{} {}", i.ty.0, i.value))
+                    .map(|step| witness_text::Step {
+                        thread: step.thread,
+                        stmt: step.stmt,
+                        location: &step.location,
+                        event: &step.event,
+                        text: &step.text,
+                        goal: false,
+                    })
                     .collect();
-                let shown = if inputs.is_empty() {
-                    "(none)".to_string()
-                } else {
-                    inputs.join(", ")
-                };
-                let _ = writeln!(s, "  inputs: {shown}");
-                let _ = writeln!(s, "  schedule ({} steps):", f.steps.len());
-                for (i, step) in f.steps.iter().enumerate() {
-                    let _ = writeln!(
-                        s,
-                        "    {:>4}. thread {}  {:<28} {:<5} {}{}",
-                        i + 1,
-                        step.thread,
-                        step.location,
-                        step.stmt.to_string(),
-                        step.text,
-                        if step.event == "statement" {
-                            String::new()
-                        } else {
-                            format!("  ({})", step.event)
-                        }
-                    );
-                }
+                witness_text::write(&mut s, &f.witness, &steps);
             }
         }
         Verdict::Safe => {
             let _ = writeln!(
                 s,
-                "SAFE: no assertion can fail (search complete, no bound hit)"
+                "SAFE: no assertion can fail (search complete, no bound hit{})",
+                if spurious {
+                    ""
+                } else {
+                    "; without spurious wake-ups of condition waits"
+                }
             );
         }
         Verdict::Unknown => {

@@ -21,16 +21,28 @@ use std::collections::{BTreeSet, HashSet};
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
+/// `--format` of `agx warnings`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Sarif,
+    Text,
+    Json,
+}
+
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
     pub input: InputArgs,
     /// Output format.
-    #[arg(long, default_value = "sarif", value_parser = ["sarif", "text", "json"])]
-    pub format: String,
+    #[arg(long, value_enum, default_value_t = Format::Sarif)]
+    pub format: Format,
     /// Leave out the assertions (only races and lock-order inversions).
     #[arg(long)]
     pub no_assertions: bool,
+    /// Report the findings of user checkers instead: every `.output` relation
+    /// `(stmt: symbol, message: symbol)` of these rules files, its name the rule id.
+    #[arg(long, value_name = "RULES.dl")]
+    pub rules: Vec<std::path::PathBuf>,
 }
 
 /// What a warning is about.
@@ -77,12 +89,16 @@ pub struct Warning {
 pub fn run(args: Args) -> Result<ExitCode> {
     let program = args.input.load()?;
     let facts = analysis::facts::extract(&program);
+    if !args.rules.is_empty() {
+        super::user_rules::print_findings(&args.rules, &facts, args.format)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let analysis = Analysis::run(&facts);
     let warnings = compute(&facts, &analysis, !args.no_assertions);
-    match args.format.as_str() {
-        "json" => println!("{}", serde_json::to_string_pretty(&warnings)?),
-        "text" => print!("{}", text(&warnings)),
-        _ => println!("{}", serde_json::to_string_pretty(&to_sarif(&warnings))?),
+    match args.format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&warnings)?),
+        Format::Text => print!("{}", text(&warnings)),
+        Format::Sarif => println!("{}", serde_json::to_string_pretty(&to_sarif(&warnings))?),
     }
     Ok(ExitCode::SUCCESS)
 }

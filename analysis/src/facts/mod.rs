@@ -78,6 +78,16 @@ pub trait Column: Sized {
     fn write(&self, names: &Names, out: &mut String);
     /// Parses a field, recording the label it carries in `names`.
     fn parse(field: &str, names: &mut Names) -> Result<Self, String>;
+    /// The field as a rule engine sees it (an atom or a number).
+    fn field(&self) -> Field;
+}
+
+/// One field of a fact, as a rule engine reads it: an atom (its `.facts` prefix and id)
+/// or a number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    Atom(char, u32),
+    Number(i64),
 }
 
 macro_rules! relations {
@@ -121,6 +131,22 @@ macro_rules! relations {
                             out.push('\n');
                         }
                         Some(out)
+                    } )*
+                    _ => None,
+                }
+            }
+
+            /// Appends every field of one relation, tuple after tuple, to `out`; returns the
+            /// number of tuples, `None` for an unknown name.
+            pub fn relation_fields(&self, relation: &str, out: &mut Vec<Field>)
+                -> Option<usize>
+            {
+                match relation {
+                    $( stringify!($name) => {
+                        for ($($col,)+) in &self.$name {
+                            $( out.push($col.field()); )+
+                        }
+                        Some(self.$name.len())
                     } )*
                     _ => None,
                 }
@@ -396,6 +422,9 @@ macro_rules! atom_column {
                 remember(&mut names.$field, id, label);
                 Ok($ty(id))
             }
+            fn field(&self) -> Field {
+                Field::Atom($prefix, self.0)
+            }
         }
     };
 }
@@ -416,6 +445,9 @@ impl Column for u32 {
             .parse()
             .map_err(|_| format!("`{field}` is not a non-negative number"))
     }
+    fn field(&self) -> Field {
+        Field::Number(i64::from(*self))
+    }
 }
 
 impl Column for i64 {
@@ -427,6 +459,9 @@ impl Column for i64 {
         field
             .parse()
             .map_err(|_| format!("`{field}` is not a number"))
+    }
+    fn field(&self) -> Field {
+        Field::Number(*self)
     }
 }
 

@@ -976,17 +976,4 @@ impl Program {
             .filter(|t| matches!(t.kind, TermKind::Error(_)))
             .collect()
     }
-
-    /// Looks up a file id by a user-given name: an exact match, else a match of the
-    /// final path component.
-    pub fn find_file(&self, name: &str) -> Option<FileId> {
-        let exact = self.files.iter().position(|f| f == name);
-        let by_base = || {
-            let base = std::path::Path::new(name).file_name()?;
-            self.files
-                .iter()
-                .position(|f| std::path::Path::new(f).file_name() == Some(base))
-        };
-        exact.or_else(by_base).map(|i| FileId(i as u32))
-    }
 }

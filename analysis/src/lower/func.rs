@@ -82,7 +82,7 @@ fn param_list(
     fty: &mut FuncType,
 ) -> LResult<Vec<(Option<String>, CType, AstSpan)>> {
     let mut out = Vec::new();
-    for derived in &def.declarator.node.derived {
+    if let Some(derived) = own_function_declarator(&def.declarator) {
         match &derived.node {
             ast::DerivedDeclarator::Function(f) => {
                 for p in &f.node.parameters {
@@ -116,6 +116,32 @@ fn param_list(
         }
     }
     Ok(out)
+}
+
+/// The function declarator that applies to the declared name itself: in
+/// `void (*pick(int k))(unsigned char c)` that is `(int k)`, pick's own parameters, not
+/// `(unsigned char c)`, those of the function pointer it returns. Declarators bind from the
+/// name outward: at each level of parentheses the postfix ones (in source order) before the
+/// prefix pointers, the innermost level first.
+fn own_function_declarator(d: &Node<ast::Declarator>) -> Option<&Node<ast::DerivedDeclarator>> {
+    let mut levels = vec![d];
+    while let ast::DeclaratorKind::Declarator(inner) = &levels[levels.len() - 1].node.kind.node {
+        levels.push(inner);
+    }
+    for level in levels.iter().rev() {
+        let derived = &level.node.derived;
+        if let Some(postfix) = derived
+            .iter()
+            .find(|x| !matches!(x.node, ast::DerivedDeclarator::Pointer(_)))
+        {
+            return Some(postfix);
+        }
+        if !derived.is_empty() {
+            // A pointer binds first: the name is not a function.
+            return None;
+        }
+    }
+    None
 }
 
 /// Names whose address is taken somewhere in a body (`&x`): they live in memory.

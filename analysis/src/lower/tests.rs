@@ -438,3 +438,33 @@ fn pthread_keys_are_a_global_count_and_a_thread_local_table() {
         "{e}"
     );
 }
+
+/// A function returning a function pointer takes the parameters of the declarator applied
+/// to its name, not those of the returned pointer type (same or different names).
+#[test]
+fn functions_returning_function_pointers_take_their_own_parameters() {
+    let p = lower_ok(
+        "void f(unsigned char c) {}\n\
+         void (*same(int k))(unsigned char k) { return k > 300 ? f : 0; }\n\
+         void (*other(int n, long m))(unsigned char c) { return n + m ? f : 0; }\n\
+         int (paren)(int x) { return x; }\n\
+         int main() { same(1); other(1, 2); return paren(0); }",
+    );
+    let params = |name: &str| -> Vec<(Option<String>, Scalar)> {
+        let f = p.functions.iter().find(|f| f.name == name).unwrap();
+        f.params
+            .iter()
+            .map(|&r| (f.reg(r).name.clone(), f.reg(r).ty))
+            .collect()
+    };
+    let s32 = Scalar::Int {
+        bits: 32,
+        signed: true,
+    };
+    assert_eq!(params("same"), vec![(Some("k".into()), s32)]);
+    assert_eq!(
+        params("other"),
+        vec![(Some("n".into()), s32), (Some("m".into()), s32)]
+    );
+    assert_eq!(params("paren"), vec![(Some("x".into()), s32)]);
+}

@@ -104,12 +104,24 @@ impl Scheduler {
         }
     }
 
-    /// The thread of step `step` among `enabled` (sorted, non-empty). Consumes one list
-    /// entry whatever the number of enabled threads.
-    pub fn choose(&mut self, step: u64, enabled: &[ThreadId]) -> Result<ThreadId, RuntimeError> {
+    /// The next explicitly listed thread, if the list is not used up.
+    pub fn next_listed(&self) -> Option<ThreadId> {
+        self.list.get(self.next_in_list).copied()
+    }
+
+    /// The thread of step `step` among `enabled` (sorted; non-empty unless the next
+    /// listed entry is in `wakeable`). A listed entry may also name a thread of
+    /// `wakeable` (a spurious wake-up); the automatic policies choose among `enabled`
+    /// only. Consumes one list entry whatever the number of enabled threads.
+    pub fn choose(
+        &mut self,
+        step: u64,
+        enabled: &[ThreadId],
+        wakeable: &[ThreadId],
+    ) -> Result<ThreadId, RuntimeError> {
         let chosen = if let Some(&listed) = self.list.get(self.next_in_list) {
             self.next_in_list += 1;
-            if !enabled.contains(&listed) {
+            if !enabled.contains(&listed) && !wakeable.contains(&listed) {
                 return Err(RuntimeError::ScheduleDiverged {
                     step,
                     thread: listed,
@@ -221,9 +233,11 @@ mod tests {
     fn round_robin_cycles_through_enabled_threads() {
         let mut s = Scheduler::new(&SchedulePolicy::RoundRobin);
         let enabled = t(&[0, 1, 3]);
-        let picks: Vec<u32> = (0..5).map(|i| s.choose(i, &enabled).unwrap().0).collect();
+        let picks: Vec<u32> = (0..5)
+            .map(|i| s.choose(i, &enabled, &[]).unwrap().0)
+            .collect();
         assert_eq!(picks, vec![0, 1, 3, 0, 1]);
-        assert_eq!(s.choose(5, &t(&[0])).unwrap(), ThreadId(0));
+        assert_eq!(s.choose(5, &t(&[0]), &[]).unwrap(), ThreadId(0));
     }
 
     #[test]
@@ -233,10 +247,10 @@ mod tests {
             then: ScheduleFallback::RoundRobin,
         };
         let mut s = Scheduler::new(&policy);
-        assert_eq!(s.choose(0, &t(&[0, 1])).unwrap(), ThreadId(1));
-        assert_eq!(s.choose(1, &t(&[1])).unwrap(), ThreadId(1));
-        assert_eq!(s.choose(2, &t(&[0, 1])).unwrap(), ThreadId(0));
-        assert_eq!(s.choose(3, &t(&[0, 1])).unwrap(), ThreadId(1));
+        assert_eq!(s.choose(0, &t(&[0, 1]), &[]).unwrap(), ThreadId(1));
+        assert_eq!(s.choose(1, &t(&[1]), &[]).unwrap(), ThreadId(1));
+        assert_eq!(s.choose(2, &t(&[0, 1]), &[]).unwrap(), ThreadId(0));
+        assert_eq!(s.choose(3, &t(&[0, 1]), &[]).unwrap(), ThreadId(1));
     }
 
     #[test]
@@ -245,7 +259,9 @@ mod tests {
             threads: t(&[2]),
             then: ScheduleFallback::RoundRobin,
         };
-        let err = Scheduler::new(&policy).choose(0, &t(&[0, 1])).unwrap_err();
+        let err = Scheduler::new(&policy)
+            .choose(0, &t(&[0, 1]), &[])
+            .unwrap_err();
         assert_eq!(
             err.to_string(),
             "schedule diverged at step 0: the schedule names thread 2, which is not enabled \
@@ -259,7 +275,7 @@ mod tests {
         let run = |seed| {
             let mut s = Scheduler::new(&SchedulePolicy::Random { seed });
             (0..20)
-                .map(|i| s.choose(i, &enabled).unwrap().0)
+                .map(|i| s.choose(i, &enabled, &[]).unwrap().0)
                 .collect::<Vec<_>>()
         };
         assert_eq!(run(7), run(7));

@@ -29,6 +29,11 @@ pub struct RunConfig {
     /// Record one [`TraceStep`](super::TraceStep) per step. Default: `true`. Turn it off
     /// for long runs whose schedule is not needed.
     pub record_trace: bool,
+    /// POSIX lets `pthread_cond_wait` return without a signal: a waiting thread whose
+    /// mutex is free may then be named by an explicit schedule entry (a spurious
+    /// wake-up: it re-acquires the mutex as that step). The automatic policies
+    /// (round-robin, random) never choose one. Default: `true`.
+    pub spurious_wakeups: bool,
 }
 
 impl Default for RunConfig {
@@ -42,6 +47,7 @@ impl Default for RunConfig {
             max_call_depth: 100_000,
             max_threads: 100_000,
             record_trace: true,
+            spurious_wakeups: true,
         }
     }
 }

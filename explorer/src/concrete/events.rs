@@ -257,6 +257,23 @@ impl<'p> Machine<'p> {
     }
 
     /// Fills `enabled` with the threads that may take the next step, in id order.
+    /// The threads a spurious wake-up could resume now (with
+    /// [`RunConfig::spurious_wakeups`](super::RunConfig::spurious_wakeups)): waiting on a
+    /// condition whose mutex is free, outside any atomic section.
+    pub(crate) fn wakeable_threads(&self, out: &mut Vec<ThreadId>) {
+        out.clear();
+        if !self.cfg.spurious_wakeups || self.atomic_owner.is_some() {
+            return;
+        }
+        for &t in &self.live {
+            if let ThreadState::Waiting { mutex, .. } = self.threads[t.index()].state {
+                if !self.mutexes.contains_key(&mutex) {
+                    out.push(t);
+                }
+            }
+        }
+    }
+
     pub(crate) fn enabled_threads(&self, enabled: &mut Vec<ThreadId>) {
         enabled.clear();
         if let Some(owner) = self.atomic_owner {
@@ -348,15 +365,7 @@ impl<'p> Machine<'p> {
         let Some(first) = blocked.first() else {
             return Stop::End(Outcome::Completed { exit_code: 0 });
         };
-        let waits: Vec<String> = blocked
-            .iter()
-            .map(|b| {
-                format!(
-                    "thread {} waits for {} at {}",
-                    b.thread, b.waits_for, b.location
-                )
-            })
-            .collect();
+        let waits: Vec<String> = blocked.iter().map(|b| b.to_string()).collect();
         Stop::End(Outcome::Violation(Violation {
             kind: ViolationKind::Deadlock,
             message: format!("deadlock: no thread can run; {}", waits.join("; ")),

@@ -382,9 +382,15 @@ impl<'p> Machine<'p> {
     /// The scheduling loop: one visible event of one enabled thread per step.
     fn step_loop(&mut self) -> Flow<std::convert::Infallible> {
         let mut enabled = Vec::new();
+        let mut wakeable = Vec::new();
         loop {
             self.enabled_threads(&mut enabled);
-            if enabled.is_empty() {
+            self.wakeable_threads(&mut wakeable);
+            let listed_wake = self
+                .sched
+                .next_listed()
+                .is_some_and(|t| wakeable.contains(&t));
+            if enabled.is_empty() && !listed_wake {
                 return Err(self.nothing_enabled());
             }
             if let Some(max) = self.cfg.max_steps.filter(|&max| self.stats.steps >= max) {
@@ -392,7 +398,7 @@ impl<'p> Machine<'p> {
                     bound: Bound::Steps(max),
                 }));
             }
-            let t = self.sched.choose(self.stats.steps, &enabled)?;
+            let t = self.sched.choose(self.stats.steps, &enabled, &wakeable)?;
             self.stats.steps += 1;
             self.step(t)?;
         }
@@ -408,6 +414,21 @@ impl<'p> Machine<'p> {
                 self.count_statement()?;
                 self.exec_visible(t, stmt)?;
             }
+            ThreadState::Waiting {
+                cond,
+                mutex,
+                stmt,
+                span,
+            } => {
+                // A spurious wake-up (only an explicit schedule entry chooses one): the
+                // thread leaves the condition's queue and re-acquires the mutex.
+                if let Some(q) = self.conds.get_mut(&cond) {
+                    q.retain(|&w| w != t);
+                }
+                self.record(t, stmt, span, EventKind::Reacquire);
+                self.mutexes.insert(mutex, t);
+                self.threads[t.index()].state = ThreadState::AtEvent(Gate::Open);
+            }
             ThreadState::Reacquire { mutex, stmt, span } => {
                 self.record(t, stmt, span, EventKind::Reacquire);
                 self.mutexes.insert(mutex, t);
@@ -422,7 +443,7 @@ impl<'p> Machine<'p> {
                 self.record(t, stmt, span, EventKind::ThreadEnd);
                 return self.end_thread(t, value, exit_program);
             }
-            ThreadState::Waiting { .. } | ThreadState::Finished { .. } | ThreadState::Joined => {
+            ThreadState::Finished { .. } | ThreadState::Joined => {
                 return Err(Stop::Error(RuntimeError::MalformedIr(format!(
                     "internal: thread {t} was scheduled while it cannot run"
                 ))));

@@ -99,7 +99,13 @@
 //! holding the mutex, destroying or re-initializing a held mutex: `LockMisuse`. TryLock
 //! returns 0 or `EBUSY`. `CondWait` releases the mutex and waits; `Signal` wakes the
 //! longest-waiting waiter, `Broadcast` all of them; a woken waiter re-acquires the mutex
-//! as a step of its own. Signals with no waiter are lost; there are no spurious wakeups.
+//! as a step of its own. Signals with no waiter are lost. Spurious wake-ups (POSIX lets
+//! `pthread_cond_wait` return without a signal): with `RunConfig::spurious_wakeups`
+//! (the default) an explicit schedule entry may name a waiting thread whose mutex is
+//! free; that step wakes it (it leaves the condition's queue) and re-acquires the mutex
+//! (recorded as a `Reacquire` event). The automatic policies never choose one, so
+//! `agx run`'s default schedules are unchanged; witnesses of the symbolic engine, which
+//! explores them, name them this way.
 //! Sync statements return 0 in their `dst` (TryLock: 0 or `EBUSY`).
 //!
 //! # Inputs

@@ -175,6 +175,17 @@ pub struct BlockedThread {
     pub location: String,
 }
 
+/// `thread 1 waits for mutex `m` (held by thread 2) at f.c:22`.
+impl std::fmt::Display for BlockedThread {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "thread {} waits for {} at {}",
+            self.thread, self.waits_for, self.location
+        )
+    }
+}
+
 /// The bound that stopped a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -33,8 +33,17 @@ pub struct Witness {
     pub data_model: String,
     pub uninit: UninitPolicy,
     pub inputs: Vec<WitnessInput>,
-    /// The thread of each step.
+    /// The thread of each step. A step of a thread waiting on a condition is a
+    /// spurious wake-up.
     pub schedule: Vec<ThreadId>,
+    /// Whether the schedule may wake a waiting thread spuriously (see
+    /// [`RunConfig::spurious_wakeups`]). Default (absent): `true`.
+    #[serde(default = "yes")]
+    pub spurious_wakeups: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// One input of a witness.
@@ -102,6 +111,7 @@ impl Witness {
             program: program_name.to_string(),
             data_model: data_model_name(program.data_model).to_string(),
             uninit: config.uninit,
+            spurious_wakeups: config.spurious_wakeups,
             inputs: execution
                 .inputs
                 .iter()
@@ -134,6 +144,7 @@ impl Witness {
                 fallback: InputFallback::Zero,
             },
             uninit: self.uninit,
+            spurious_wakeups: self.spurious_wakeups,
             ..RunConfig::default()
         }
     }
@@ -212,6 +223,7 @@ mod tests {
                 },
             ],
             schedule: vec![ThreadId(0), ThreadId(1)],
+            spurious_wakeups: false,
         };
         let text = serde_json::to_string(&w).unwrap();
         assert!(text.contains(r#"{"value":-1,"type":"i32"}"#), "{text}");

@@ -297,15 +297,7 @@ pub fn confirm_found(prog: &Program, goal: &Goal, w: Witness) -> Result<Evidence
 }
 
 fn blocked_text(blocked: &[concrete::BlockedThread]) -> String {
-    let parts: Vec<String> = blocked
-        .iter()
-        .map(|b| {
-            format!(
-                "thread {} waits for {} at {}",
-                b.thread, b.waits_for, b.location
-            )
-        })
-        .collect();
+    let parts: Vec<String> = blocked.iter().map(|b| b.to_string()).collect();
     parts.join("; ")
 }
 

@@ -224,6 +224,9 @@ pub struct Config {
     pub relevant: Option<BTreeSet<StmtId>>,
     /// The program's file name, recorded in witnesses. Default: empty.
     pub program_name: String,
+    /// Spurious wake-ups of condition waits (see
+    /// [`symbolic::Config::spurious_wakeups`](crate::symbolic::Config)). Default: true.
+    pub spurious_wakeups: bool,
 }
 
 impl Default for Config {
@@ -244,6 +247,7 @@ impl Default for Config {
             exhaustive_max_states: None,
             relevant: None,
             program_name: String::new(),
+            spurious_wakeups: true,
         }
     }
 }
@@ -345,6 +349,31 @@ pub struct Hunt {
     /// The deciding trial's refinements, in order.
     pub refinements: Vec<refine::Refinement>,
     pub stats: Stats,
+}
+
+impl Hunt {
+    /// A verdict reached without a search (a static refutation, a goal that could not be
+    /// built): no evidence, no traces, the time since `started`.
+    pub fn without_search(
+        verdict: Verdict,
+        found_by: Option<FoundBy>,
+        reason: String,
+        started: std::time::Instant,
+    ) -> Hunt {
+        Hunt {
+            verdict,
+            found_by,
+            reason: Some(reason),
+            evidence: None,
+            initial_traces: Vec::new(),
+            final_traces: Vec::new(),
+            refinements: Vec::new(),
+            stats: Stats {
+                time_ms: started.elapsed().as_secs_f64() * 1000.0,
+                ..Stats::default()
+            },
+        }
+    }
 }
 
 /// A failure of the hunt itself (never a verdict).

@@ -71,19 +71,7 @@ pub fn hunt(
 }
 
 fn static_refutation(reason: String, started: Instant) -> Hunt {
-    Hunt {
-        verdict: Verdict::Refuted,
-        found_by: Some(FoundBy::Static),
-        reason: Some(reason),
-        evidence: None,
-        initial_traces: Vec::new(),
-        final_traces: Vec::new(),
-        refinements: Vec::new(),
-        stats: Stats {
-            time_ms: started.elapsed().as_secs_f64() * 1000.0,
-            ..Stats::default()
-        },
-    }
+    Hunt::without_search(Verdict::Refuted, Some(FoundBy::Static), reason, started)
 }
 
 /// `(index of the trace set, result)` for every trial, in trace-set order.
@@ -179,6 +167,7 @@ fn engine_config(cfg: &Config) -> symbolic::Config {
         query_timeout: cfg.query_timeout,
         uninit: cfg.uninit,
         program_name: cfg.program_name.clone(),
+        spurious_wakeups: cfg.spurious_wakeups,
         ..symbolic::Config::default()
     }
 }
@@ -395,6 +384,7 @@ fn exhaustive(
         query_timeout: cfg.query_timeout,
         uninit: cfg.uninit,
         program_name: cfg.program_name.clone(),
+        spurious_wakeups: cfg.spurious_wakeups,
         ..symbolic::Config::default()
     };
     match goal.kind {

@@ -225,8 +225,24 @@ pub struct Dpor {
 impl Dpor {
     /// The clock of a new step of `tid` with footprint `foot`, given the thread's clock.
     pub fn clock_of(&self, tid: Tid, start: &VClock, foot: &[Access]) -> VClock {
+        self.clock_of_sliced(tid, start, foot, false)
+    }
+
+    /// [`Dpor::clock_of`] for a step that is `outside` the slice: a dependence with a
+    /// step also outside it does not order the two (the race gets no backtrack point,
+    /// see [`Dpor::races_of_pending_sliced`], so it must not order later steps either).
+    pub fn clock_of_sliced(
+        &self,
+        tid: Tid,
+        start: &VClock,
+        foot: &[Access],
+        outside: bool,
+    ) -> VClock {
         let mut c = start.clone();
-        for e in &self.events {
+        for (i, e) in self.events.iter().enumerate() {
+            if outside && self.outside.get(i).copied().unwrap_or(false) {
+                continue;
+            }
             if e.tid != tid && dependent(&e.foot, foot) {
                 c.join(&e.clock);
             }
@@ -438,8 +454,14 @@ mod tests {
         d.outside.push(true);
         d.nodes.push(node);
         let r = [Access::read(mem(1))];
-        // Both outside: skipped, and counted once.
+        // Both outside: skipped, and counted once; nor does the step order a later
+        // outside step of thread 1 (its clock does not see step 0).
         d.races_of_pending_sliced(1, &VClock::default(), &r, true);
+        assert_eq!(d.clock_of_sliced(1, &VClock::default(), &r, true).get(0), 0);
+        assert_eq!(
+            d.clock_of_sliced(1, &VClock::default(), &r, false).get(0),
+            1
+        );
         assert!(!d.nodes[0].backtrack.contains(&1));
         assert_eq!(d.type_b_races, 1);
         // The pending read is in the slice: the race stands.

@@ -294,6 +294,15 @@ pub struct Engine<'p> {
     /// Why the current path continues past the interpreter's end of a run (see
     /// [`Engine::frozen_check`]); violations found meanwhile are not reportable.
     pub frozen: Vec<String>,
+    /// The guards of the Type B branch sides explored on the current path, left out of
+    /// the path condition (see [`super::type_b`]); a witness prefers inputs under which
+    /// those sides really run.
+    pub dropped_guards: Vec<TermId>,
+    /// Type B branch pivots are on (else every side of every branch is explored).
+    pub type_b_branches: bool,
+    /// A violation was found whose witness needed a side a Type B branch pivot skipped
+    /// and did not replay: the search is redone without those pivots.
+    retry_without_type_b: bool,
     started: Instant,
     deadline: Option<Instant>,
     last_progress: Instant,
@@ -367,6 +376,9 @@ impl<'p> Engine<'p> {
             incomplete: BTreeMap::new(),
             stop: false,
             error: None,
+            dropped_guards: Vec::new(),
+            type_b_branches: true,
+            retry_without_type_b: false,
             frozen: Vec::new(),
             started,
             deadline: cfg.timeout.map(|t| started + t),
@@ -390,13 +402,18 @@ impl<'p> Engine<'p> {
         if self.cut_on() {
             let prog = self.prog;
             let targets = self.cfg.targets.clone();
+            // The targets, and every block that may end a run with undefined behaviour
+            // or an unsupported construct: the unreduced search would answer UNKNOWN
+            // there, so no cut may hide one (see `type_b::may_fail`).
+            let read = &self.read_regs;
             let is_target = |f: usize, b: usize| {
                 let term = &prog.functions[f].blocks[b].term;
-                matches!(term.kind, TermKind::Error(_))
+                let target = matches!(term.kind, TermKind::Error(_))
                     && targets.as_ref().is_none_or(|ts| {
                         ts.iter()
                             .any(|&(file, line)| term.span.file == file && term.span.line == line)
-                    })
+                    });
+                target || super::type_b::block_may_fail(prog, read, f, b)
             };
             self.reach = Some(super::reach::Reach::new(prog, &mut self.names, &is_target));
             let relevant = self.cfg.relevant.as_ref();
@@ -409,6 +426,14 @@ impl<'p> Engine<'p> {
         }
         if let Some(e) = self.error.take() {
             return Err(e);
+        }
+        if self.retry_without_type_b {
+            let mut again = Engine::new(self.prog, self.cfg)?;
+            again.type_b_branches = false;
+            again.started = self.started;
+            again.deadline = self.deadline;
+            again.smt.set_deadline(self.deadline);
+            return again.search();
         }
         self.stats.type_b_races = self.dpor.type_b_races;
         self.stats.slice_skips += self.dpor.type_b_races;
@@ -862,7 +887,33 @@ impl<'p> Engine<'p> {
         if self.found.iter().any(|f| f.kind == kind && f.span == span) {
             return;
         }
-        match super::witness::build_and_replay(self, kind, &message, span) {
+        // Prefer inputs under which the explored sides of the path's Type B branch
+        // pivots really run: the interpreter then follows the path exactly.
+        let mut model = self.model.clone();
+        let mut exact = true;
+        if !self.dropped_guards.is_empty() {
+            let mut all = self.pool.tru();
+            for &g in &self.dropped_guards.clone() {
+                all = self.pool.and(all, g);
+            }
+            let wanted = self.wanted();
+            match self.smt.check(&self.pool, &self.pcon, all, &wanted) {
+                Answer::Sat(m) => {
+                    for (v, val) in m.iter() {
+                        model.set(*v, *val);
+                    }
+                }
+                _ => exact = false,
+            }
+        }
+        match super::witness::build_and_replay(self, &model, kind, &message, span) {
+            Err(_) if !exact => {
+                // Only a skipped side leads here with these inputs, and the replay took
+                // a different schedule through it: redo the search without Type B
+                // branch pivots (sound either way; this finds a replayable witness).
+                self.retry_without_type_b = true;
+                self.stop = true;
+            }
             Ok(found) => {
                 let _ = tid;
                 self.found.push(found);
@@ -1025,7 +1076,7 @@ fn back_edges(prog: &Program) -> FxHashSet<(FuncId, u32, u32)> {
 }
 
 /// The registers read anywhere in each function.
-fn read_regs(prog: &Program) -> Vec<FxHashSet<analysis::ir::RegId>> {
+pub fn read_regs(prog: &Program) -> Vec<FxHashSet<analysis::ir::RegId>> {
     prog.functions
         .iter()
         .map(|f| {

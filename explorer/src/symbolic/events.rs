@@ -695,6 +695,22 @@ impl<'p> Engine<'p> {
                     .get_or_insert_with(|| "a mutex re-acquire".to_string());
                 Flow::Next
             }
+            Status::Waiting { cond, mutex, stmt } if self.cfg.spurious_wakeups => {
+                // A spurious wake-up: the thread leaves the condition's queue (which a
+                // later signal would have served) and re-acquires the mutex.
+                let span = self.prog.stmt(stmt).span();
+                self.record(t, stmt, span, EventKind::Reacquire);
+                if let Some(q) = st.conds.get_mut(&cond) {
+                    q.retain(|&w| w != t);
+                }
+                st.mutexes.insert(mutex, t);
+                st.threads[t].status = Status::AtEvent;
+                k.touch(Access::acquire(Loc::Mutex(mutex.0, mutex.1)));
+                k.touch(Access::write(Loc::Cond(cond.0, cond.1)));
+                k.shared_effect
+                    .get_or_insert_with(|| "a spurious wake-up".to_string());
+                Flow::Next
+            }
             Status::Ending {
                 value,
                 exit_program,
@@ -732,9 +748,19 @@ impl<'p> Engine<'p> {
         match st.threads[t].status {
             Status::AtEvent => !self.blocked_at_event(st, t),
             Status::Reacquire { mutex, .. } => !st.mutexes.contains_key(&mutex),
+            Status::Waiting { mutex, .. } => {
+                self.cfg.spurious_wakeups
+                    && st.atomic_owner.is_none()
+                    && !st.mutexes.contains_key(&mutex)
+            }
             Status::Ending { .. } => true,
             _ => false,
         }
+    }
+
+    /// Can `t` take a step other than a spurious wake-up?
+    pub fn is_enabled_without_wakeup(&self, st: &State, t: Tid) -> bool {
+        !matches!(st.threads[t].status, Status::Waiting { .. }) && self.is_enabled(st, t)
     }
 
     /// The threads that may take the next step, in id order.
@@ -915,10 +941,22 @@ impl<'p> Engine<'p> {
                     _ => vec![Access::write(Loc::All)],
                 }
             }
-            Status::Reacquire { cond, mutex, .. } | Status::Waiting { cond, mutex, .. } => vec![
+            Status::Reacquire { cond, mutex, .. } => vec![
                 Access::acquire(Loc::Mutex(mutex.0, mutex.1)),
                 Access::acquire(Loc::Cond(cond.0, cond.1)),
             ],
+            // Woken by a signal (an acquire of the condition), or spuriously (leaving the
+            // condition's queue races with the signals that would have served it).
+            Status::Waiting { cond, mutex, .. } => {
+                let mut f = vec![
+                    Access::acquire(Loc::Mutex(mutex.0, mutex.1)),
+                    Access::acquire(Loc::Cond(cond.0, cond.1)),
+                ];
+                if self.cfg.spurious_wakeups {
+                    f.push(Access::write(Loc::Cond(cond.0, cond.1)));
+                }
+                f
+            }
             Status::Ending {
                 exit_program: true, ..
             } => vec![Access::write(Loc::All)],

@@ -189,6 +189,11 @@ pub struct Config {
     /// Print the search's events (ends of runs, prunes, sleeping nodes) with their paths
     /// to stderr. Default: false.
     pub trace: bool,
+    /// POSIX lets `pthread_cond_wait` return without a signal: a waiting thread whose
+    /// mutex is free may wake up (re-acquire the mutex) at any step. Off, only signals
+    /// and broadcasts wake waiters, and a `Safe` verdict holds only for that model.
+    /// Default: true.
+    pub spurious_wakeups: bool,
 }
 
 impl Default for Config {
@@ -212,6 +217,7 @@ impl Default for Config {
             repair: Repair::Strict,
             program_name: String::new(),
             trace: false,
+            spurious_wakeups: true,
         }
     }
 }
@@ -329,8 +335,11 @@ pub fn describe_run_outcome(o: &Result<RunOutcome, crate::concrete::RuntimeError
     }
 }
 
-/// Stack of the search thread: the depth-first search recurses once per node and fork.
-const SEARCH_STACK: usize = 2 << 30;
+/// Stacks tried for the search thread, largest first: the depth-first search recurses once
+/// per node and fork. The stack is address space reserved, not memory used, but under an
+/// address-space limit (`ulimit -v`, `agx bench --memory`) 2 GiB may not fit: the next
+/// size is tried (down to 64 MiB, which fits in a 512 MiB limit beside Z3).
+const SEARCH_STACKS: [usize; 6] = [2 << 30, 1 << 30, 512 << 20, 256 << 20, 128 << 20, 64 << 20];
 
 /// Searches `program` for violations under `config`.
 ///
@@ -338,12 +347,24 @@ const SEARCH_STACK: usize = 2 << 30;
 /// scheduling node and fork; Z3's context is per thread, so nothing of it escapes).
 pub fn verify(program: &Program, config: &Config) -> Result<Outcome, VerifyError> {
     std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("agx-search".into())
-            .stack_size(SEARCH_STACK)
-            .spawn_scoped(scope, || engine::Engine::new(program, config)?.search())
-            .map_err(|e| VerifyError::Program(format!("cannot start the search thread: {e}")))?
-            .join()
-            .unwrap_or_else(|_| Err(VerifyError::Program("the search thread panicked".into())))
+        let mut last_error = None;
+        for stack in SEARCH_STACKS {
+            let spawned = std::thread::Builder::new()
+                .name("agx-search".into())
+                .stack_size(stack)
+                .spawn_scoped(scope, || engine::Engine::new(program, config)?.search());
+            match spawned {
+                Ok(handle) => {
+                    return handle.join().unwrap_or_else(|_| {
+                        Err(VerifyError::Program("the search thread panicked".into()))
+                    })
+                }
+                Err(e) => last_error = Some(e),
+            }
+        }
+        let e = last_error.map_or_else(String::new, |e| e.to_string());
+        Err(VerifyError::Program(format!(
+            "cannot start the search thread (out of memory: not even a 64 MiB stack fits): {e}"
+        )))
     })
 }

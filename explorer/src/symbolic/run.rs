@@ -358,8 +358,14 @@ impl<'p> Engine<'p> {
                 },
                 Flow::End(e) => break self.leaf(&st, e, &k),
                 Flow::Fork(sides) => {
-                    let sides = self.type_b_sides(&st, cur, sides);
-                    break self.fork(sides, cur, &k);
+                    let (sides, dropped) = self.type_b_sides(&st, cur, sides);
+                    let Some(guard) = dropped else {
+                        break self.fork(sides, cur, &k);
+                    };
+                    self.dropped_guards.push(guard);
+                    let sub = self.fork(sides, cur, &k);
+                    self.dropped_guards.pop();
+                    break sub;
                 }
             }
         };
@@ -474,7 +480,9 @@ impl<'p> Engine<'p> {
     ) -> Executed {
         match st.threads[cur].status {
             Status::AtEvent => {}
-            Status::Reacquire { .. } | Status::Ending { .. } => {
+            Status::Reacquire { .. } | Status::Ending { .. } | Status::Waiting { .. }
+                if self.is_enabled(st, cur) =>
+            {
                 if !self.may_run_event(st, cur, k) {
                     return Executed::parked();
                 }

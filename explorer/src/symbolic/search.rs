@@ -38,7 +38,8 @@ impl<'p> Engine<'p> {
             .cloned()
             .collect();
         let mut clocks = parent.clocks.clone();
-        let clock = self.dpor.clock_of(t, &start, &k.foot);
+        let outside = self.step_outside(idx, t, &k);
+        let clock = self.dpor.clock_of_sliced(t, &start, &k.foot, outside);
         set_clock(&mut clocks, t, clock.clone());
         for &c in &k.created {
             set_clock(&mut clocks, c, clock.clone());
@@ -47,7 +48,6 @@ impl<'p> Engine<'p> {
         // DPOR's race check uses for pending events). The event's clock would also
         // count the very dependences a later reordering must be able to reverse.
         let own = self.step_rw(&st, &k, &start, false);
-        let outside = self.step_outside(idx, t, &k);
         self.dpor.outside.truncate(self.dpor.events.len());
         self.dpor.outside.resize(self.dpor.events.len(), false);
         self.dpor.outside.push(outside);
@@ -145,7 +145,12 @@ impl<'p> Engine<'p> {
             }
         }
         let enabled = self.enabled_threads(&st);
-        if enabled.is_empty() {
+        // Only spurious wake-ups can happen: a run where none happens deadlocks (a
+        // violation when deadlocks are checked; else the wake-ups are explored).
+        let stuck = enabled
+            .iter()
+            .all(|&t| !self.is_enabled_without_wakeup(&st, t));
+        if enabled.is_empty() || (stuck && self.cfg.checks.deadlock) {
             return self.terminal(&st);
         }
         let fp = st.fingerprint();

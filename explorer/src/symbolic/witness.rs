@@ -16,11 +16,12 @@ use analysis::ir::{sign_extend, truncate, DataModel, Span};
 /// place with the same kind.
 pub fn build_and_replay(
     e: &Engine<'_>,
+    model: &Assignment,
     kind: ViolationKind,
     message: &str,
     span: Span,
 ) -> Result<Found, VerifyError> {
-    let witness = build(e);
+    let witness = of_path(e, &e.inputs, model, &e.trace);
     let replayed = replay(e.prog, &witness).map(|x| x.outcome);
     let ok = matches!(&replayed, Ok(Outcome::Violation(v)) if v.kind == kind && v.span == span);
     if !ok {
@@ -80,7 +81,8 @@ pub fn build(e: &Engine<'_>) -> Witness {
 }
 
 /// The witness of a path: the inputs it read, valued by `model` (which satisfies its
-/// condition), and the thread of every step of `trace`.
+/// condition; with Type B branch pivots on the path, see [`super::type_b`], the
+/// condition without the explored sides' guards), and the thread of every step of `trace`.
 pub fn of_path(
     e: &Engine<'_>,
     inputs: &[InputRec],
@@ -116,5 +118,6 @@ pub fn of_path(
         uninit: e.cfg.uninit,
         inputs,
         schedule: trace.iter().map(|s| ThreadId(s.tid as u32)).collect(),
+        spurious_wakeups: e.cfg.spurious_wakeups,
     }
 }

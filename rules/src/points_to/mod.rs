@@ -37,7 +37,11 @@
 //! pt(p, o, k)      ← thread_edge(c, f), thread_create(c, _, _, a), formal_param(f, 0, p),
 //!                    pt(a, o, k)
 //! cpt(o, k, t, j)  ← thread_join(_, _, r), pt(r, o, k), thread_exit_val(_, v), pt(v, t, j)
+//! cpt(o, k, t, j)  ← thread_join(_, _, r), pt(r, o, k), thread_edge(_, f), return_val(x, v),
+//!                    stmt_func(x, f), pt(v, t, j)
 //! ```
+//! A thread's result reaches `*r` of every `pthread_join(_, r)` both through
+//! `pthread_exit(v)` (anywhere) and through the `return v` of a thread's entry function.
 //! The field-insensitive variant ([`run_field_insensitive`]) runs the same rules with every
 //! offset replaced by `*`; its results include the field-sensitive ones (a test checks it).
 
@@ -202,6 +206,8 @@ ascent! {
         thread_edge(c, f), thread_create(c, _, a), formal_param(f, i, p), if *i == 0,
         pt(a, o, k);
     cpt(o, k, t, j) <-- join_result(r), pt(r, o, k), thread_exit(v), pt(v, t, j);
+    cpt(o, k, t, j) <--
+        join_result(r), pt(r, o, k), thread_edge(_, f), returns(f, v), pt(v, t, j);
 }
 
 /// Runs the field-sensitive points-to analysis.

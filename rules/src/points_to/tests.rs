@@ -88,3 +88,87 @@ fn any_offset_overlaps_every_cell() {
     assert_eq!(cells(&pts, i), vec![(arr, ANY_OFFSET)]);
     assert_eq!(cells(&pts, v), vec![(x, 0)]);
 }
+
+/// `r = t's result`: a thread entry's `return v` reaches `*r` of `pthread_join(_, r)`.
+#[test]
+fn thread_return_values_reach_the_join_result() {
+    let mut b = FactsBuilder::new();
+    let main = b.func("main");
+    let worker = b.func("worker");
+    let (fo, slot, x) = (b.obj("fn:worker", -1), b.obj("main.r", 4), b.obj("x", 4));
+    b.facts.func_obj = vec![(fo, worker)];
+    let (fp, ar, ax, loaded) = (b.var("&worker"), b.var("&r"), b.var("&x"), b.var("r"));
+    b.facts.addr_of = vec![(fp, fo, 0), (ar, slot, 0), (ax, x, 0)];
+    let (create, join, load, ret) = (b.stmt(main), b.stmt(main), b.stmt(main), b.stmt(worker));
+    b.facts.thread_create = vec![(create, Facts::CONST_VAR, fp, Facts::CONST_VAR)];
+    b.facts.thread_join = vec![(join, Facts::CONST_VAR, ar)];
+    b.facts.load = vec![(load, loaded, ar)];
+    b.facts.return_val = vec![(ret, ax)];
+    for pts in [
+        run(&b.facts),
+        run_field_insensitive(&b.facts),
+        crate::points_to_crepe::run(&b.facts),
+    ] {
+        let objs: Vec<Obj> = pts.of(loaded).iter().map(|c| c.obj).collect();
+        assert_eq!(objs, vec![x]);
+    }
+    // A function that is not a thread entry does not feed joins.
+    b.facts.thread_create.clear();
+    assert!(run(&b.facts).of(loaded).is_empty());
+}
+
+/// fixtures/conc/join_function_pointer.c: `bad` comes back from a thread through
+/// pthread_join (its entry's return) and is called; `good` through pthread_exit.
+#[test]
+fn function_pointers_returned_through_join_are_called() {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/conc/join_function_pointer.c");
+    let program = analysis::load_program(&path, &Default::default()).expect("the fixture lowers");
+    let facts = analysis::facts::extract(&program);
+    let called = |edges: &[(StmtId, FuncId)]| -> Vec<String> {
+        let mut names: Vec<String> = edges
+            .iter()
+            .map(|e| facts.func_name(e.1).to_string())
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    };
+    for pts in [
+        run(&facts),
+        run_field_insensitive(&facts),
+        crate::points_to_crepe::run(&facts),
+    ] {
+        let names = called(&pts.call_edges);
+        assert!(names.iter().any(|n| n == "bad"), "{names:?}");
+        assert!(names.iter().any(|n| n == "good"), "{names:?}");
+    }
+    let analysis = crate::Analysis::run(&facts);
+    let live: Vec<&str> = analysis
+        .call_graph
+        .live
+        .iter()
+        .map(|&f| facts.func_name(f))
+        .collect();
+    assert!(live.contains(&"bad"), "{live:?}");
+    // Each join depends on the `return` of the entry `first` (and on the pthread_exit).
+    let first_return = facts
+        .return_val
+        .iter()
+        .map(|r| r.0)
+        .find(|&r| {
+            facts
+                .stmt_func
+                .iter()
+                .any(|&(s, f)| s == r && facts.func_name(f) == "first")
+        })
+        .expect("first returns a value");
+    for &(join, _, _) in &facts.thread_join {
+        assert!(
+            analysis.dependence.edges.iter().any(|e| e.stmt == join
+                && e.on == first_return
+                && e.kind == crate::dependence::DepKind::Join),
+            "join {join:?} does not depend on first's return"
+        );
+    }
+}

@@ -16,6 +16,7 @@
 //! ```
 
 use super::super::warnings::sarif_rules;
+use super::super::witness_text;
 use super::Outcome;
 use analysis::ir::{Program, StmtId};
 use analysis::sarif::{self, Finding, FlowStep, Rule, SourceLocation};
@@ -129,45 +130,26 @@ pub fn text(program: &Program, outcomes: &[Outcome]) -> String {
 
 fn evidence_text(program: &Program, o: &Outcome, s: &mut String) {
     let Some(ev) = &o.hunt.evidence else { return };
-    let inputs: Vec<String> = ev
-        .witness
-        .inputs
-        .iter()
-        .map(|i| format!("{} {}", i.ty.0, i.value))
-        .collect();
-    let shown = if inputs.is_empty() {
-        "(none)".to_string()
-    } else {
-        inputs.join(", ")
-    };
-    let _ = writeln!(s, "  inputs: {shown}");
     let is_race =
         matches!(&o.spec.goal, Ok(g) if g.kind == GoalKind::Race || g.kind == GoalKind::Together);
     let marked = if is_race { ev.goal_threads.len() } else { 0 };
-    let _ = writeln!(s, "  schedule ({} steps):", ev.steps.len());
     let first_marked = ev.steps.len().saturating_sub(marked);
-    for (i, step) in ev.steps.iter().enumerate() {
-        let event = if step.event == "statement" {
-            String::new()
-        } else {
-            format!("  ({})", step.event)
-        };
-        let mark = if i >= first_marked { "  ◀ goal" } else { "" };
-        let _ = writeln!(
-            s,
-            "    {:>4}. thread {}  {}  {}{event}{mark}",
-            i + 1,
-            step.thread,
-            step.stmt,
-            step.location
-        );
-    }
+    let steps: Vec<witness_text::Step<'_>> = ev
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, step)| witness_text::Step {
+            thread: step.thread,
+            stmt: step.stmt,
+            location: &step.location,
+            event: &step.event,
+            text: "",
+            goal: i >= first_marked,
+        })
+        .collect();
+    witness_text::write(s, &ev.witness, &steps);
     for b in &ev.blocked {
-        let _ = writeln!(
-            s,
-            "  blocked: thread {} waits for {} at {}",
-            b.thread, b.waits_for, b.location
-        );
+        let _ = writeln!(s, "  blocked: {b}");
     }
     let _ = program;
 }
@@ -281,22 +263,7 @@ fn finding(program: &Program, o: &Outcome) -> Finding {
                 .collect()
         })
         .unwrap_or_default();
-    let flow_message = ev.map(|e| {
-        let inputs: Vec<String> = e
-            .witness
-            .inputs
-            .iter()
-            .map(|i| format!("{} {}", i.ty.0, i.value))
-            .collect();
-        format!(
-            "witness; inputs: {}",
-            if inputs.is_empty() {
-                "(none)".into()
-            } else {
-                inputs.join(", ")
-            }
-        )
-    });
+    let flow_message = ev.map(|e| format!("witness; inputs: {}", witness_text::inputs(&e.witness)));
     let mut properties = Map::new();
     if let Ok(g) = &o.spec.goal {
         properties.insert("kind".into(), json!(sarif_kind(g.kind)));
