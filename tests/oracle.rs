@@ -1,7 +1,7 @@
 //! An oracle independent of the strategies (issue 10): for every program, random
 //! concrete runs on the reference interpreter (`explorer::concrete`: schedules uniformly
-//! random at each step or by PCT priorities, inputs biased toward small values and the
-//! program's constants) find
+//! random at each step or by PCT priorities, spurious wake-ups, inputs biased toward
+//! small values and the program's constants) find
 //! violations; every search must then agree with them:
 //!
 //! - **SAFE with a concrete violation** (an assertion, or undefined behaviour such as a
@@ -28,8 +28,11 @@
 //!     program is missing (the same name: wrong parameter list in both engines);
 //! (6) null dereference on a cut branch: dpor+ag SAFE against a concrete null
 //!     dereference;
-//! (7) spurious wake-ups: the pinned program's expected concrete violation is missing
-//!     until the interpreter models them (then the searches must find it too).
+//! (7) spurious wake-ups: the automatic schedules never choose a waiting thread, so
+//!     after every run that waits on a condition a follow-up run replays it (same inputs)
+//!     to the wait, a few steps more, and names the waiter (an explicit spurious
+//!     wake-up); before the interpreter could express that, the pinned program's
+//!     expected concrete violation was missing; now every search must find it too.
 //!
 //! Environment: `AGX_ORACLE_PROGRAMS=N` checks N generated programs from seed
 //! `AGX_ORACLE_SEED` (default: the CI list, `CATCHING_SEEDS` and seeds 1..=CI_PROGRAMS);
@@ -46,8 +49,9 @@ use analysis::FrontendOptions;
 use common::gen::{self, Family};
 use common::{agx_bin, process, project_root};
 use explorer::concrete::{
-    self, InputFallback, InputPolicy, InputValue, Outcome as RunOutcome, RunConfig, SchedulePolicy,
-    UninitPolicy, ViolationKind,
+    self, EventKind, Execution, InputFallback, InputPolicy, InputValue, Outcome as RunOutcome,
+    RunConfig, RuntimeError, ScheduleFallback, SchedulePolicy, ThreadId, UninitPolicy,
+    ViolationKind,
 };
 use explorer::symbolic::{self, Config, Outcome, Repair, Strategy, Verdict};
 use serde_json::Value;
@@ -180,6 +184,40 @@ fn inputs(seed: u64, pool: &[i128]) -> InputPolicy {
     }
 }
 
+/// Whether `stmt` is a `pthread_cond_wait`.
+fn is_cond_wait(program: &analysis::ir::Program, stmt: analysis::ir::StmtId) -> bool {
+    use analysis::ir::{StmtKind, StmtRef, SyncOp};
+    matches!(program.stmt(stmt), StmtRef::Stmt(st)
+        if matches!(st.kind, StmtKind::Sync { op: SyncOp::CondWait { .. }, .. }))
+}
+
+impl Concrete {
+    /// Records the end of one run; `run_seed` names it in reports.
+    fn record(&mut self, result: Result<&Execution, String>, run_seed: u64) {
+        match result {
+            Ok(e) => {
+                if let RunOutcome::Violation(v) = &e.outcome {
+                    match v.kind {
+                        ViolationKind::Assertion | ViolationKind::ReachError => {
+                            self.assertions.entry(v.span.line).or_insert(run_seed);
+                        }
+                        // Without `--check deadlock` a deadlocked run simply ends.
+                        ViolationKind::Deadlock => {}
+                        kind => {
+                            self.undefined
+                                .entry(format!("{} at line {}", kind.name(), v.span.line))
+                                .or_insert(run_seed);
+                        }
+                    }
+                }
+            }
+            Err(e) => {
+                self.errors.insert(e);
+            }
+        }
+    }
+}
+
 fn concrete_runs(
     program: &analysis::ir::Program,
     text: &str,
@@ -212,29 +250,44 @@ fn concrete_runs(
         config.uninit = UninitPolicy::Nondet;
         config.max_steps = Some(3_000);
         config.max_statements = 200_000;
-        config.record_trace = false;
-        match concrete::run(program, &config) {
-            Ok(e) => {
-                longest = longest.max(e.stats.steps);
-                if let RunOutcome::Violation(v) = e.outcome {
-                    match v.kind {
-                        ViolationKind::Assertion | ViolationKind::ReachError => {
-                            found.assertions.entry(v.span.line).or_insert(run_seed);
-                        }
-                        // Without `--check deadlock` a deadlocked run simply ends.
-                        ViolationKind::Deadlock => {}
-                        kind => {
-                            found
-                                .undefined
-                                .entry(format!("{} at line {}", kind.name(), v.span.line))
-                                .or_insert(run_seed);
-                        }
-                    }
-                }
-            }
-            Err(e) => {
-                found.errors.insert(e.to_string());
-            }
+        config.record_trace = true;
+        let run = concrete::run(program, &config);
+        found.record(run.as_ref().map_err(|e| e.to_string()), run_seed);
+        let Ok(e) = run else { continue };
+        longest = longest.max(e.stats.steps);
+        // Spurious wake-ups (issue 10, case 7): the automatic policies never choose a
+        // waiting thread, an explicit schedule entry may. Replay this run up to a
+        // `pthread_cond_wait` (same inputs), a few steps more while the waiter still
+        // waits, then name the waiter; a random schedule continues.
+        let waits: Vec<(usize, ThreadId)> = e
+            .trace
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.event == EventKind::Statement && is_cond_wait(program, s.stmt))
+            .map(|(i, s)| (i, s.thread))
+            .collect();
+        if waits.is_empty() {
+            continue;
+        }
+        let (i, waiter) = waits[(mix(run_seed ^ 1) % waits.len() as u64) as usize];
+        let schedule = e.schedule();
+        let woken = (i + 1..schedule.len())
+            .find(|&j| schedule[j] == waiter)
+            .unwrap_or(schedule.len());
+        let extra = (mix(run_seed ^ 2) % 3) as usize;
+        let mut threads: Vec<ThreadId> = schedule[..(i + 1 + extra).min(woken)].to_vec();
+        threads.push(waiter);
+        let follow_seed = mix(run_seed ^ 3);
+        let mut follow = config.clone();
+        follow.schedule = SchedulePolicy::List {
+            threads,
+            then: ScheduleFallback::Random { seed: follow_seed },
+        };
+        found.runs += 1;
+        match concrete::run(program, &follow) {
+            // The mutex was taken again before the wake-up: no such run.
+            Err(RuntimeError::ScheduleDiverged { .. }) => {}
+            other => found.record(other.as_ref().map_err(|e| e.to_string()), follow_seed),
         }
     }
     found
@@ -831,7 +884,7 @@ int main(void) {
         Expect::Undefined("null dereference"),
     ),
     // (7) POSIX lets pthread_cond_wait return without a signal; with `if` instead of
-    // `while`, `a` is then 0. No run finds it while wake-ups are never spurious.
+    // `while`, `a` is then 0. The searches said SAFE and no run could show it.
     (
         "case7_spurious_wakeup",
         "#include <pthread.h>

@@ -292,7 +292,7 @@ mod tests {
                 horizon: 10,
             });
             (0..10)
-                .map(|i| s.choose(i, &enabled).unwrap().0)
+                .map(|i| s.choose(i, &enabled, &[]).unwrap().0)
                 .collect::<Vec<_>>()
         };
         // Without change points one thread runs throughout.
