@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 pub mod fixture;
+pub mod gen;
 pub mod process;
 pub mod witness;
 

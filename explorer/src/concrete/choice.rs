@@ -19,6 +19,60 @@ pub(crate) struct Scheduler {
 enum Mode {
     RoundRobin,
     Random(SplitMix64),
+    Priority(Priorities),
+}
+
+/// The state of [`SchedulePolicy::Priority`].
+struct Priorities {
+    rng: SplitMix64,
+    /// Priority by thread index (0: not seen yet).
+    of: Vec<u64>,
+    /// The steps where the running thread's priority drops, sorted.
+    changes: Vec<u64>,
+    /// The next lowered priority (counting down; below every initial one).
+    lowered: u64,
+}
+
+impl Priorities {
+    fn new(seed: u64, changes: u32, horizon: u64) -> Self {
+        let mut rng = SplitMix64::new(seed);
+        let mut at: Vec<u64> = (0..changes).map(|_| rng.below(horizon.max(1))).collect();
+        at.sort_unstable();
+        Priorities {
+            rng,
+            of: Vec::new(),
+            changes: at,
+            lowered: u64::from(changes) + 1,
+        }
+    }
+
+    fn choose(&mut self, step: u64, enabled: &[ThreadId]) -> ThreadId {
+        for t in enabled {
+            if self.of.len() <= t.index() {
+                self.of.resize(t.index() + 1, 0);
+            }
+            if self.of[t.index()] == 0 {
+                // Initial priorities lie above every lowered one.
+                self.of[t.index()] = (self.rng.next_u64() >> 2) + (1 << 62);
+            }
+        }
+        let best = |of: &[u64]| {
+            *enabled
+                .iter()
+                .max_by_key(|t| of[t.index()])
+                .unwrap_or(&enabled[0])
+        };
+        let mut chosen = best(&self.of);
+        while self.changes.first().is_some_and(|&c| c <= step) {
+            let c = self.changes.remove(0);
+            if c == step {
+                self.of[chosen.index()] = self.lowered;
+                self.lowered = self.lowered.saturating_sub(1).max(1);
+                chosen = best(&self.of);
+            }
+        }
+        chosen
+    }
 }
 
 impl Scheduler {
@@ -26,6 +80,14 @@ impl Scheduler {
         let (list, mode) = match policy {
             SchedulePolicy::RoundRobin => (Vec::new(), Mode::RoundRobin),
             SchedulePolicy::Random { seed } => (Vec::new(), Mode::Random(SplitMix64::new(*seed))),
+            SchedulePolicy::Priority {
+                seed,
+                changes,
+                horizon,
+            } => (
+                Vec::new(),
+                Mode::Priority(Priorities::new(*seed, *changes, *horizon)),
+            ),
             SchedulePolicy::List { threads, then } => {
                 let mode = match then {
                     ScheduleFallback::RoundRobin => Mode::RoundRobin,
@@ -74,6 +136,7 @@ impl Scheduler {
                     *enabled.iter().find(after).unwrap_or(&enabled[0])
                 }
                 Mode::Random(rng) => enabled[rng.below(enabled.len() as u64) as usize],
+                Mode::Priority(p) => p.choose(step, enabled),
             }
         };
         self.last = Some(chosen);
@@ -217,6 +280,33 @@ mod tests {
         };
         assert_eq!(run(7), run(7));
         assert_ne!(run(7), run(8));
+    }
+
+    #[test]
+    fn priority_schedules_run_the_highest_priority_until_a_change_point() {
+        let enabled = t(&[0, 1, 2]);
+        let run = |seed, changes| {
+            let mut s = Scheduler::new(&SchedulePolicy::Priority {
+                seed,
+                changes,
+                horizon: 10,
+            });
+            (0..10)
+                .map(|i| s.choose(i, &enabled, &[]).unwrap().0)
+                .collect::<Vec<_>>()
+        };
+        // Without change points one thread runs throughout.
+        let fixed = run(3, 0);
+        assert!(fixed.iter().all(|&x| x == fixed[0]), "{fixed:?}");
+        // With change points the thread switches (at most once per change point),
+        // reproducibly by seed.
+        let changed = run(3, 2);
+        assert_eq!(changed, run(3, 2));
+        let switches = changed.windows(2).filter(|w| w[0] != w[1]).count();
+        assert!((1..=2).contains(&switches), "{changed:?}");
+        // Seeds give different orders of threads.
+        let firsts: std::collections::BTreeSet<u32> = (0..20).map(|s| run(s, 0)[0]).collect();
+        assert_eq!(firsts.len(), 3);
     }
 
     #[test]

@@ -73,6 +73,18 @@ pub enum SchedulePolicy {
         threads: Vec<ThreadId>,
         then: ScheduleFallback,
     },
+    /// Probabilistic concurrency testing (PCT, Burckhardt et al., ASPLOS 2010): each
+    /// thread gets a random priority when it is first enabled, and the enabled thread
+    /// of highest priority runs; at `changes` steps drawn uniformly from `0..horizon`
+    /// the thread about to run drops below every other. Unlike `Random`, this starves
+    /// threads for long stretches, which finds orders a uniform choice at every step
+    /// almost never takes (a bug of depth d shows with probability at least
+    /// 1/(n·k^(d-1)) for n threads, k steps, `changes` = d - 1).
+    Priority {
+        seed: u64,
+        changes: u32,
+        horizon: u64,
+    },
 }
 
 /// The policy that continues an exhausted [`SchedulePolicy::List`].
