@@ -116,6 +116,7 @@ fn rules_time_compares_interpreted_with_ascent() {
         "control-dep",
         "data-dep",
         "happens-before",
+        "dependence",
         "locks",
         "slice",
     ] {

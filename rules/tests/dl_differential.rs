@@ -16,6 +16,7 @@ const RULE_SETS: &[&str] = &[
     "control_dep",
     "data_dep",
     "happens_before",
+    "dependence",
     "locks",
     "slice",
     "races",

@@ -271,6 +271,11 @@ pub const SHIPPED: &[(&str, &str, &str)] = &[
         "happens_before.dl",
         include_str!("../../dl/happens_before.dl"),
     ),
+    (
+        "dependence",
+        "dependence.dl",
+        include_str!("../../dl/dependence.dl"),
+    ),
     ("locks", "locks.dl", include_str!("../../dl/locks.dl")),
     ("slice", "slice.dl", include_str!("../../dl/slice.dl")),
     ("races", "races.dl", include_str!("../../dl/races.dl")),
