@@ -1021,8 +1021,7 @@ impl<'p> Engine<'p> {
             return self.nothing();
         }
         if self.wp_on && !ops.is_empty() {
-            let cap = self.cfg.summary_size_bound.saturating_mul(WP_CAP_FACTOR);
-            sub.wp = super::summary::wp_of_capped(&mut self.pool, ops, sub.wp, cap);
+            sub.wp = super::summary::wp_of(&mut self.pool, ops, sub.wp);
             sub.wp = self.capped(sub.wp);
         }
         sub

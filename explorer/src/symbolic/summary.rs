@@ -59,44 +59,55 @@ pub enum WpOp {
 pub const RET_DEPTH: u32 = u32::MAX;
 
 /// Applies `ops` (in execution order) backwards to `post`.
+///
+/// Computed forwards, as one simultaneous substitution `σ` from each assigned variable
+/// to its value over the variables before the first operation: `v := e` sets
+/// `σ(v) = e[σ]`, `assume c` records `c[σ]`; at the end `wp = post[σ] ∧ assumptions`.
+/// Each operation costs the size of its own term (small: one statement's value), and
+/// `post` is substituted once. (Substituting every assignment into the values of the
+/// later ones, working backwards, cost the square of the number of assignments even
+/// for a `true` postcondition: a step of 5,000 assignments took two minutes.)
 pub fn wp_of(pool: &mut TermPool, ops: &[WpOp], post: TermId) -> TermId {
-    wp_of_capped(pool, ops, post, u32::MAX)
-}
-
-/// [`wp_of`], working backwards with one substitution into the running precondition
-/// per assignment: `v := e` replaces `v` by `e` (a Bloom check skips, in constant time,
-/// the assignments of variables it does not mention), `assume c` conjoins `c`. Once the
-/// precondition has more than `cap` distinct subterms it is `false`, which claims
-/// nothing (§6.2's under-approximation). The cost is linear in the number of operations
-/// times the (capped) size of the precondition: composing the assignments into one
-/// simultaneous substitution first, as this once did, costs the square of the number
-/// of assignments even when the postcondition is `true` (a 5,000-term sum took a
-/// minute and a gigabyte).
-pub fn wp_of_capped(pool: &mut TermPool, ops: &[WpOp], post: TermId, cap: u32) -> TermId {
     if pool.is_false(post) {
         return post;
     }
-    let mut phi = post;
-    for op in ops.iter().rev() {
+    let mut sigma: FxHashMap<TermId, TermId> = FxHashMap::default();
+    let mut bits = 0;
+    let mut assumed: Vec<TermId> = Vec::new();
+    for op in ops {
         match *op {
             WpOp::Set(v, w, e) => {
-                let next = substitute_one(pool, phi, v, w, e);
-                if next != phi {
-                    phi = next;
-                    if pool.dag_size(phi, cap) > cap {
-                        return pool.fals();
-                    }
-                }
+                let value = if sigma.is_empty() {
+                    e
+                } else {
+                    substitute(pool, e, &sigma, bits)
+                };
+                let target = pool.var(v, w);
+                sigma.insert(target, value);
+                bits |= var_bloom(v);
             }
             WpOp::Assume(c) => {
                 if pool.is_false(c) {
                     return c;
                 }
                 if !pool.is_true(c) {
-                    phi = pool.and(phi, c);
+                    let c = if sigma.is_empty() {
+                        c
+                    } else {
+                        substitute(pool, c, &sigma, bits)
+                    };
+                    assumed.push(c);
                 }
             }
         }
+    }
+    let mut phi = if sigma.is_empty() {
+        post
+    } else {
+        substitute(pool, post, &sigma, bits)
+    };
+    for c in assumed.into_iter().rev() {
+        phi = pool.and(phi, c);
     }
     phi
 }
