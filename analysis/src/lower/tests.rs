@@ -592,3 +592,27 @@ fn const_pointer_parameters_are_read_only() {
         );
     }
 }
+
+/// Jump threading leaves no jump to an empty `goto`-only block, along the long chains of
+/// join blocks nested `if`s make, and stops at a cycle of empty gotos.
+#[test]
+fn jumps_are_threaded_through_chains_and_cycles() {
+    let ifs = format!(
+        "int main() {{ int x = 0;\n{}x = 1;\nreturn x; }}\nvoid spin() {{ a: goto b; b: goto a; }}",
+        "if (x < 5)\n".repeat(2_000)
+    );
+    let p = lower_ok(&ifs);
+    for f in &p.functions {
+        let empty_goto = |b: &BlockId| {
+            let block = &f.blocks[b.index()];
+            block.stmts.is_empty()
+                && matches!(block.term.kind, TermKind::Goto(t) if t != *b)
+                && f.name != "spin"
+        };
+        for b in &f.blocks {
+            for s in b.term.kind.successors() {
+                assert!(!empty_goto(&s), "{}: a jump to an empty goto block", f.name);
+            }
+        }
+    }
+}
