@@ -616,3 +616,24 @@ fn jumps_are_threaded_through_chains_and_cycles() {
         }
     }
 }
+
+/// Each conditional in a chain keeps its own type: in `k ? 1 : (j ? -1 : 0u)` the inner
+/// one is `unsigned int`, so -1 goes through `u32` before the outer conversion to the
+/// return type (the chain is typed once, through a cache, and must still convert at
+/// every level).
+#[test]
+fn conditional_chains_convert_at_every_level() {
+    let p = lower_ok(
+        "long long f(int k, int j) { return k ? 1 : j ? -1 : 0u; }\n\
+         long long g(int k, int j) { return k ? 1 : j ? -1 : 0; }\n\
+         int main() { return (int)(f(0, 1) + g(0, 1)); }",
+    );
+    let text = crate::ir::render_program(&p, &|_, _| None);
+    let f = &text[text.find("fn f").unwrap()..text.find("fn g").unwrap()];
+    let g = &text[text.find("fn g").unwrap()..text.find("fn main").unwrap()];
+    assert!(
+        f.contains("cast i32->u32") && f.contains("cast u32->i64"),
+        "{f}"
+    );
+    assert!(!g.contains("u32"), "{g}");
+}
