@@ -6,7 +6,8 @@
 //! character constants and comments) and computes, at every token, an over-approximation of
 //! the nesting the parser and the lowering will recurse through:
 //!
-//! - `depth`: the brackets `( [ {` open at that point, plus, in each of them, the tokens
+//! - `depth`: the brackets `( [ {` open at that point (a call's parentheses count
+//!   [`CALL_WEIGHT`] levels: lang-c parses nested calls in quadratic time and memory), plus, in each of them, the tokens
 //!   that nest the rest of their statement or expression: `if while for switch do else
 //!   case default` (an `else` continues its `if`), `?`, the assignment operators, `&&`, `||` and prefix (unary)
 //!   operators. A level's count restarts after `;`, `,`, `{` and `}`, except that an
@@ -26,6 +27,8 @@ pub const MAX_NESTING: usize = 5_000;
 pub const MAX_CHAIN: usize = 25_000;
 /// The stack of the thread that parses and lowers a program.
 pub const STACK_SIZE: usize = 512 << 20;
+/// The levels the parentheses of a call count for (1,000 nested calls at most).
+pub const CALL_WEIGHT: usize = 5;
 /// Programs nesting less than this are parsed and lowered on the caller's stack.
 pub(crate) const SHALLOW: usize = 100;
 
@@ -52,6 +55,8 @@ impl Nesting {
 
 #[derive(Clone, Copy, Default)]
 struct Level {
+    /// The levels the bracket that opened this one counts for.
+    open: usize,
     nest: usize,
     /// The part of `nest` from statement keywords (`if`, `while`, ...).
     keywords: usize,
@@ -153,15 +158,25 @@ pub(crate) fn scan_with(
                 if c == b'{' {
                     end_statement(&mut levels[top], &mut depth, &mut chain, false);
                 }
-                levels.push(Level::default());
-                depth += 1;
+                // The parentheses of a call (after an operand) weigh more: lang-c's
+                // parser takes time and memory quadratic in the nesting of calls.
+                let open = if c == b'(' && prev == Prev::Operand {
+                    CALL_WEIGHT
+                } else {
+                    1
+                };
+                levels.push(Level {
+                    open,
+                    ..Level::default()
+                });
+                depth += open;
                 prev = Prev::Operator;
             }
             b')' | b']' | b'}' => {
                 i += 1;
                 if levels.len() > 1 {
                     let l = levels.pop().expect("an open bracket");
-                    depth -= l.nest + 1;
+                    depth -= l.nest + l.open;
                     chain -= l.chain;
                 }
                 if c == b'}' {
@@ -350,18 +365,17 @@ mod tests {
     #[test]
     fn brackets_and_nesting_statements_count() {
         assert_eq!(depth("int x;"), 0);
-        assert_eq!(depth("int f() { return ((1)); }"), 3);
+        assert_eq!(depth("{ return ((1)); }"), 3);
         // `{`, `if`, `if`, `(b` (or `=`).
-        assert_eq!(depth("void f() { if (a) if (b) x = 1; }"), 4);
+        assert_eq!(depth("{ if (a) if (b) x = 1; }"), 4);
         // Each statement restarts the count; an `else if` chain keeps counting.
-        assert_eq!(depth("void f() { if (a) x; if (b) y; }"), 3);
-        assert_eq!(
-            depth("void f() { if (a) x; else if (b) y; else if (c) z; }"),
-            5
-        );
+        assert_eq!(depth("{ if (a) x; if (b) y; }"), 3);
+        assert_eq!(depth("{ if (a) x; else if (b) y; else if (c) z; }"), 5);
         // A prefix minus nests, a binary one does not.
         assert_eq!(depth("int x = - - - 1;"), 4);
         assert_eq!(depth("int x = a - b - c;"), 1);
+        // `f(` counts 5, `(1` one.
+        assert_eq!(depth("int x = f(g((1)));"), 1 + 5 + 5 + 1);
         assert_eq!(chain("int x = a - b - c;"), 2);
         assert_eq!(chain("int x = a - b, y = c - d;"), 1);
         assert_eq!(chain("int x = 2 * f(a + b + c, d);"), 3);

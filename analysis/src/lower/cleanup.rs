@@ -18,16 +18,35 @@ pub(super) fn thread_jumps(f: &mut Function) {
             _ => None,
         })
         .collect();
-    let resolve = |mut b: BlockId| {
-        // Bounded by the block count, so a cycle of empty gotos (`L: goto L;`) stops.
-        for _ in 0..forward.len() {
-            match forward[b.index()] {
-                Some(next) if next != b => b = next,
-                _ => break,
+    // The final target of each block, found once per block (following every chain anew
+    // was quadratic in the nesting of `if`s, whose join blocks chain empty gotos).
+    let n = forward.len();
+    let mut resolved: Vec<Option<BlockId>> = vec![None; n];
+    let mut on_path = vec![false; n];
+    for start in 0..n {
+        let mut path = Vec::new();
+        let mut b = BlockId(start as u32);
+        let end = loop {
+            if let Some(t) = resolved[b.index()] {
+                break t;
             }
+            match forward[b.index()] {
+                // A cycle of empty gotos (`L: goto L;`) ends at the block that closes it.
+                Some(next) if next != b && !on_path[next.index()] => {
+                    on_path[b.index()] = true;
+                    path.push(b);
+                    b = next;
+                }
+                _ => break b,
+            }
+        };
+        resolved[b.index()] = Some(end);
+        for p in path {
+            on_path[p.index()] = false;
+            resolved[p.index()] = Some(end);
         }
-        b
-    };
+    }
+    let resolve = |b: BlockId| resolved[b.index()].unwrap_or(b);
     for b in f.blocks.iter_mut() {
         match &mut b.term.kind {
             TermKind::Goto(t) => *t = resolve(*t),

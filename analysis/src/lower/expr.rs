@@ -104,14 +104,22 @@ impl Lowerer<'_> {
             Expression::Cast(c) => self.type_name_type(&c.node.type_name)?,
             Expression::BinaryOperator(b) => self.binary_type(b)?,
             Expression::Conditional(c) => {
+                let key = e as *const Node<Expression> as usize;
+                if let Some(ty) = self.conditional_types.as_ref().and_then(|m| m.get(&key)) {
+                    return Ok(ty.clone());
+                }
                 let t = self.expr_type(&c.node.then_expression)?.decay();
                 let f = self.expr_type(&c.node.else_expression)?.decay();
-                match (&t, &f) {
+                let ty = match (&t, &f) {
                     (CType::Int(a), CType::Int(b)) => CType::Int(usual_arith(*a, *b)),
                     (CType::Ptr(_), _) => t,
                     (_, CType::Ptr(_)) => f,
                     _ => t,
+                };
+                if let Some(m) = self.conditional_types.as_mut() {
+                    m.insert(key, ty.clone());
                 }
+                ty
             }
             Expression::Comma(es) => match es.last() {
                 Some(last) => self.expr_type(last)?,
@@ -339,7 +347,9 @@ impl FnBuilder<'_, '_> {
             return self.l.unsupported(s.span, "statement expression");
         };
         self.l.push_scope();
+        let types = self.l.conditional_types.take();
         let result = self.statement_expression_items(items);
+        self.l.conditional_types = types;
         self.l.pop_scope();
         result
     }
@@ -1072,6 +1082,22 @@ impl FnBuilder<'_, '_> {
     }
 
     fn conditional(
+        &mut self,
+        c: &Node<ConditionalExpression>,
+        whole: &Node<Expression>,
+    ) -> LResult<Val> {
+        let outermost = self.l.conditional_types.is_none();
+        if outermost {
+            self.l.conditional_types = Some(std::collections::HashMap::new());
+        }
+        let result = self.conditional_typed(c, whole);
+        if outermost {
+            self.l.conditional_types = None;
+        }
+        result
+    }
+
+    fn conditional_typed(
         &mut self,
         c: &Node<ConditionalExpression>,
         whole: &Node<Expression>,

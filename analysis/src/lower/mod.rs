@@ -112,6 +112,11 @@ pub(crate) struct Lowerer<'u> {
     /// Functions of system headers whose bodies could not be lowered: an error only if
     /// the program uses them.
     pub deferred: HashMap<FuncId, FrontendError>,
+    /// The types of the conditional expressions inside the outermost one being lowered
+    /// (by node address), so a chain `a ? b : c ? d : ...` is typed once, not once per
+    /// link; `None` outside conditionals and inside statement expressions (whose scopes
+    /// could give a node another type).
+    pub conditional_types: Option<HashMap<usize, types::CType>>,
     /// The objects of the pthread key table, once a key function is used.
     pub key_table: Option<tls_keys::KeyTable>,
 }
@@ -137,6 +142,7 @@ impl<'u> Lowerer<'u> {
             warned: HashSet::new(),
             defined_objects: HashSet::new(),
             deferred: HashMap::new(),
+            conditional_types: None,
             key_table: None,
         }
     }

@@ -592,3 +592,48 @@ fn const_pointer_parameters_are_read_only() {
         );
     }
 }
+
+/// Jump threading leaves no jump to an empty `goto`-only block, along the long chains of
+/// join blocks nested `if`s make, and stops at a cycle of empty gotos.
+#[test]
+fn jumps_are_threaded_through_chains_and_cycles() {
+    let ifs = format!(
+        "int main() {{ int x = 0;\n{}x = 1;\nreturn x; }}\nvoid spin() {{ a: goto b; b: goto a; }}",
+        "if (x < 5)\n".repeat(2_000)
+    );
+    let p = lower_ok(&ifs);
+    for f in &p.functions {
+        let empty_goto = |b: &BlockId| {
+            let block = &f.blocks[b.index()];
+            block.stmts.is_empty()
+                && matches!(block.term.kind, TermKind::Goto(t) if t != *b)
+                && f.name != "spin"
+        };
+        for b in &f.blocks {
+            for s in b.term.kind.successors() {
+                assert!(!empty_goto(&s), "{}: a jump to an empty goto block", f.name);
+            }
+        }
+    }
+}
+
+/// Each conditional in a chain keeps its own type: in `k ? 1 : (j ? -1 : 0u)` the inner
+/// one is `unsigned int`, so -1 goes through `u32` before the outer conversion to the
+/// return type (the chain is typed once, through a cache, and must still convert at
+/// every level).
+#[test]
+fn conditional_chains_convert_at_every_level() {
+    let p = lower_ok(
+        "long long f(int k, int j) { return k ? 1 : j ? -1 : 0u; }\n\
+         long long g(int k, int j) { return k ? 1 : j ? -1 : 0; }\n\
+         int main() { return (int)(f(0, 1) + g(0, 1)); }",
+    );
+    let text = crate::ir::render_program(&p, &|_, _| None);
+    let f = &text[text.find("fn f").unwrap()..text.find("fn g").unwrap()];
+    let g = &text[text.find("fn g").unwrap()..text.find("fn main").unwrap()];
+    assert!(
+        f.contains("cast i32->u32") && f.contains("cast u32->i64"),
+        "{f}"
+    );
+    assert!(!g.contains("u32"), "{g}");
+}
