@@ -417,13 +417,47 @@ fn run_compare(old: &Path, new: &Path) -> Result<ExitCode> {
 }
 
 /// Writes `text` to `path` through a temporary file beside it and a rename, so that a
-/// bench killed while writing leaves the previous complete file.
+/// bench killed while writing leaves the previous complete file. Only a regular file (or
+/// a new one) is replaced that way: renaming over `/dev/null`, a FIFO or a terminal
+/// would replace the device itself (as root, for every later user of the machine), so
+/// those are written in place.
 fn write_file(path: &Path, text: &str) -> Result<()> {
+    let regular_or_new = match std::fs::metadata(path) {
+        Ok(meta) => meta.is_file(),
+        Err(_) => true,
+    };
+    if !regular_or_new {
+        return std::fs::write(path, text).with_context(|| format!("writing {}", path.display()));
+    }
     let mut partial = path.as_os_str().to_owned();
     partial.push(".partial");
     let partial = PathBuf::from(partial);
     std::fs::write(&partial, text).with_context(|| format!("writing {}", partial.display()))?;
     std::fs::rename(&partial, path).with_context(|| format!("writing {}", path.display()))
+}
+
+#[cfg(test)]
+mod write_file_tests {
+    use super::write_file;
+
+    #[test]
+    fn a_device_is_written_in_place_not_replaced() {
+        write_file(std::path::Path::new("/dev/null"), "{}").unwrap();
+        let meta = std::fs::metadata("/dev/null").unwrap();
+        assert!(!meta.is_file(), "/dev/null was replaced by a regular file");
+    }
+
+    #[test]
+    fn a_regular_file_is_replaced_whole() {
+        let dir = std::env::temp_dir().join(format!("agx-write-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("out.json");
+        write_file(&path, "first").unwrap();
+        write_file(&path, "second").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "second");
+        assert!(!dir.join("out.json.partial").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
 
 /// Prints to stdout; a closed pipe (`agx bench ... | head`) is not an error.

@@ -45,6 +45,9 @@ fn lower_here(unit: &ParsedUnit, data_model: DataModel) -> Result<Program, Front
     let mut l = Lowerer::new(unit, data_model);
     for ext in &unit.unit.0 {
         l.external(ext)?;
+        if let Some(e) = l.too_large.take() {
+            return Err(e);
+        }
     }
     l.finish()
 }
@@ -119,7 +122,15 @@ pub(crate) struct Lowerer<'u> {
     pub conditional_types: Option<HashMap<usize, types::CType>>,
     /// The objects of the pthread key table, once a key function is used.
     pub key_table: Option<tls_keys::KeyTable>,
+    /// The first object with more than [`MAX_OBJECT_CELLS`] cells: created without its
+    /// cells, and reported after the external declaration that made it.
+    too_large: Option<FrontendError>,
 }
+
+/// The most scalar cells one object may have (16 Mi: a 64 MiB `int` array). Every cell is
+/// listed in the IR and modelled by the engines; a larger object (`int a[1000000000]`)
+/// would exhaust memory before any search starts, so it is refused with its location.
+pub const MAX_OBJECT_CELLS: u64 = 1 << 24;
 
 impl<'u> Lowerer<'u> {
     fn new(unit: &'u ParsedUnit, dm: DataModel) -> Self {
@@ -142,6 +153,7 @@ impl<'u> Lowerer<'u> {
             warned: HashSet::new(),
             defined_objects: HashSet::new(),
             deferred: HashMap::new(),
+            too_large: None,
             conditional_types: None,
             key_table: None,
         }
@@ -232,10 +244,8 @@ impl<'u> Lowerer<'u> {
 
     pub fn new_object(&mut self, name: String, kind: ObjectKind, ty: &CType, span: Span) -> ObjId {
         let id = ObjId(self.objects.len() as u32);
-        let layout = self.layout();
-        let size = layout.size(ty).unwrap_or(0);
-        let mut cells = Vec::new();
-        layout.leaves(ty, 0, &mut cells);
+        let cells = self.cells_of(&name, ty, span);
+        let size = self.layout().size(ty).unwrap_or(0);
         self.objects.push(Object {
             id,
             name,
@@ -249,12 +259,37 @@ impl<'u> Lowerer<'u> {
         id
     }
 
-    /// Gives an object its final type (a completed array or struct).
-    pub fn retype_object(&mut self, obj: ObjId, ty: &CType) {
+    /// The cells of an object of type `ty`, or none (and the error recorded) when it has
+    /// more than [`MAX_OBJECT_CELLS`].
+    fn cells_of(&mut self, name: &str, ty: &CType, span: Span) -> Vec<(u64, Scalar)> {
         let layout = self.layout();
-        let size = layout.size(ty).unwrap_or(0);
+        let count = layout.cell_count(ty);
+        if count > MAX_OBJECT_CELLS {
+            if self.too_large.is_none() {
+                let at = SourceLoc {
+                    file: self.unit.map.files()[span.file.index()].clone(),
+                    line: span.line,
+                };
+                self.too_large = Some(FrontendError::Unsupported {
+                    at,
+                    construct: format!(
+                        "object `{name}` of {count} cells (agx models at most {MAX_OBJECT_CELLS} cells per object)"
+                    ),
+                });
+            }
+            return Vec::new();
+        }
         let mut cells = Vec::new();
         layout.leaves(ty, 0, &mut cells);
+        cells
+    }
+
+    /// Gives an object its final type (a completed array or struct).
+    pub fn retype_object(&mut self, obj: ObjId, ty: &CType) {
+        let object_name = self.objects[obj.index()].name.clone();
+        let span = self.objects[obj.index()].span;
+        let cells = self.cells_of(&object_name, ty, span);
+        let size = self.layout().size(ty).unwrap_or(0);
         let name = self.type_name(ty);
         let o = &mut self.objects[obj.index()];
         o.size = size;

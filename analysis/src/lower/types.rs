@@ -220,6 +220,27 @@ impl Layout<'_> {
     }
 
     /// Every scalar leaf of a type: `(offset, scalar)` in layout order.
+    /// How many scalar cells [`Layout::leaves`] would list for `t` (saturating), computed
+    /// without listing them, so an object too large to model is refused before its cells
+    /// are materialized.
+    pub fn cell_count(&self, t: &CType) -> u64 {
+        match t {
+            CType::Int(_) | CType::Ptr(_) => 1,
+            CType::Array(e, Some(n)) => self.cell_count(e).saturating_mul(*n),
+            CType::Struct(id) => {
+                let s = &self.structs[id.0];
+                if s.is_union {
+                    s.fields.first().map_or(0, |f| self.cell_count(&f.ty))
+                } else {
+                    s.fields
+                        .iter()
+                        .fold(0u64, |acc, f| acc.saturating_add(self.cell_count(&f.ty)))
+                }
+            }
+            _ => 0,
+        }
+    }
+
     pub fn leaves(&self, t: &CType, base: u64, out: &mut Vec<(u64, Scalar)>) {
         match t {
             CType::Int(_) | CType::Ptr(_) => out.push((base, t.scalar().expect("scalar"))),
