@@ -62,6 +62,48 @@ fn undefined_behaviour_on_a_cut_region_is_unknown_under_every_strategy() {
     }
 }
 
+/// REFUTED means what verify's SAFE means: a search that met undefined behaviour on a
+/// path (the null dereference of case 6, after the assertion in the Type A fixture)
+/// cannot refute, whether the guided trials or the exhaustive fallback explored it.
+#[test]
+fn hunt_does_not_refute_past_undefined_behaviour() {
+    for extra in [&[][..], &["--no-refute"]] {
+        let mut args = vec![
+            "hunt",
+            "fixtures/verify/type_a_null_deref.c",
+            "--assertions",
+            "--jobs",
+            "1",
+        ];
+        args.extend_from_slice(extra);
+        let run = agx(&args);
+        assert!(
+            run.stdout.contains("UNKNOWN")
+                && !run.stdout.contains("REFUTED")
+                && run.stdout.contains(
+                    "undefined-behaviour: null pointer dereference at fixtures/verify/type_a_null_deref.c:18"
+                )
+                && run.code == Some(0),
+            "{extra:?}: {} {}",
+            run.ending(),
+            run.stdout
+        );
+    }
+    // Type B: the dereference itself is reachable (k == 5), so a goal on it is confirmed.
+    let run = agx(&[
+        "hunt",
+        "fixtures/verify/type_b_null_deref.c",
+        "--target",
+        "type_b_null_deref.c:18",
+    ]);
+    assert!(
+        run.stdout.contains("CONFIRMED") && !run.stdout.contains("REFUTED"),
+        "{} {}",
+        run.ending(),
+        run.stdout
+    );
+}
+
 #[test]
 fn safe_without_spurious_wakeups_says_so() {
     let file = "fixtures/verify/condvar_spurious_wakeup.c";
