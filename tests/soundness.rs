@@ -169,3 +169,22 @@ fn a_long_step_honours_the_deadline() {
     assert!(run.code == Some(0), "{}: {}", run.ending(), run.stderr);
     assert!(secs < 20.0, "took {secs:.1} s");
 }
+
+#[test]
+fn the_front_end_and_the_pre_pass_count_against_the_deadline() {
+    // Preprocessing, lowering and the rules run behind the dpor+ag slice take more than a
+    // millisecond: the search gets nothing, and the answer names the time spent before it.
+    let run = agx(&[
+        "verify",
+        "fixtures/verify/type_b_null_deref.c",
+        "--timeout",
+        "0.001",
+    ]);
+    assert!(
+        run.code == Some(0)
+            && run.stdout.starts_with("UNKNOWN: timeout: the time budget of 0.001 s ran out (0.001 s in the front end and the slice pre-pass"),
+        "{}: {}",
+        run.ending(),
+        run.stdout
+    );
+}
