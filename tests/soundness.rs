@@ -62,6 +62,48 @@ fn undefined_behaviour_on_a_cut_region_is_unknown_under_every_strategy() {
     }
 }
 
+/// REFUTED means what verify's SAFE means: a search that met undefined behaviour on a
+/// path (the null dereference of case 6, after the assertion in the Type A fixture)
+/// cannot refute, whether the guided trials or the exhaustive fallback explored it.
+#[test]
+fn hunt_does_not_refute_past_undefined_behaviour() {
+    for extra in [&[][..], &["--no-refute"]] {
+        let mut args = vec![
+            "hunt",
+            "fixtures/verify/type_a_null_deref.c",
+            "--assertions",
+            "--jobs",
+            "1",
+        ];
+        args.extend_from_slice(extra);
+        let run = agx(&args);
+        assert!(
+            run.stdout.contains("UNKNOWN")
+                && !run.stdout.contains("REFUTED")
+                && run.stdout.contains(
+                    "undefined-behaviour: null pointer dereference at fixtures/verify/type_a_null_deref.c:18"
+                )
+                && run.code == Some(0),
+            "{extra:?}: {} {}",
+            run.ending(),
+            run.stdout
+        );
+    }
+    // Type B: the dereference itself is reachable (k == 5), so a goal on it is confirmed.
+    let run = agx(&[
+        "hunt",
+        "fixtures/verify/type_b_null_deref.c",
+        "--target",
+        "type_b_null_deref.c:18",
+    ]);
+    assert!(
+        run.stdout.contains("CONFIRMED") && !run.stdout.contains("REFUTED"),
+        "{} {}",
+        run.ending(),
+        run.stdout
+    );
+}
+
 #[test]
 fn safe_without_spurious_wakeups_says_so() {
     let file = "fixtures/verify/condvar_spurious_wakeup.c";
@@ -126,4 +168,23 @@ fn a_long_step_honours_the_deadline() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(run.code == Some(0), "{}: {}", run.ending(), run.stderr);
     assert!(secs < 20.0, "took {secs:.1} s");
+}
+
+#[test]
+fn the_front_end_and_the_pre_pass_count_against_the_deadline() {
+    // Preprocessing, lowering and the rules run behind the dpor+ag slice take more than a
+    // millisecond: the search gets nothing, and the answer names the time spent before it.
+    let run = agx(&[
+        "verify",
+        "fixtures/verify/type_b_null_deref.c",
+        "--timeout",
+        "0.001",
+    ]);
+    assert!(
+        run.code == Some(0)
+            && run.stdout.starts_with("UNKNOWN: timeout: the time budget of 0.001 s ran out (0.001 s in the front end and the slice pre-pass"),
+        "{}: {}",
+        run.ending(),
+        run.stdout
+    );
 }

@@ -32,6 +32,7 @@ use explorer::symbolic::{self, Checks, Config, Found, Outcome, Strategy, Verdict
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -113,10 +114,29 @@ pub enum Check {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
+    let started = Instant::now();
     let driver = Driver::new(args.input.load()?);
-    let config = driver.verify_config(config(&args, &driver)?);
+    let mut config = driver.verify_config(config(&args, &driver)?);
+    // The front end and the dpor+ag pre-pass (the rules run behind the Type B slice)
+    // cannot be interrupted, but they count against the time budget: the search gets
+    // what is left, and none left means `unknown` naming `timeout`.
+    let before_search = started.elapsed();
+    if let Some(t) = config.timeout {
+        config.timeout = Some(t.saturating_sub(before_search));
+    }
     let program = driver.program();
-    let outcome = symbolic::verify(program, &config)?;
+    let mut outcome = symbolic::verify(program, &config)?;
+    if let Some(t) = args.timeout.map(Seconds::duration) {
+        for i in &mut outcome.incomplete {
+            if i.reason == "timeout" {
+                i.detail = format!(
+                    "the time budget of {:.3} s ran out ({:.3} s in the front end and the slice pre-pass, the rest in the search)",
+                    t.as_secs_f64(),
+                    before_search.as_secs_f64().min(t.as_secs_f64())
+                );
+            }
+        }
+    }
     if let (Some(path), Some(found)) = (&args.witness_out, outcome.violations.first()) {
         let text = serde_json::to_string_pretty(&found.witness)?;
         std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;

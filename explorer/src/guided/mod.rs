@@ -49,7 +49,8 @@
 //!   location), when the exhaustive `dpor+ag` search of [`crate::symbolic`] on the
 //!   caller's slice finishes without reaching an error-site target (or any deadlock), or
 //!   when a trial of this search explored every interleaving and input (no bound hit, no
-//!   backtrack point left) without meeting a multi-location goal.
+//!   undefined behaviour or unsupported event on a path, no backtrack point left) without
+//!   meeting the goal: what verify's SAFE means.
 //! - UNKNOWN otherwise, with the reason (a bound, refinements exhausted, the exhaustive
 //!   search's own reason).
 //!

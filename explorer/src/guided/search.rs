@@ -23,6 +23,7 @@ use super::refine::{Refinement, Refiner};
 use super::step::{block_start, pending_stmt};
 use super::visited::fingerprint;
 use super::{Abstraction, Config, Evidence, Goal, GoalKind};
+use crate::concrete::ViolationKind;
 use crate::symbolic::engine::{End, Engine, PathCond, SideNext, StepCtx};
 use crate::symbolic::run::Flow;
 use crate::symbolic::state::{State, Tid};
@@ -64,8 +65,9 @@ struct Partial {
 #[derive(Debug)]
 pub enum TrialEnd {
     Confirmed(Box<Evidence>),
-    /// No backtrack point left. `complete`: no bound, solver failure or unsupported
-    /// construct cut any path, so every schedule and input was explored.
+    /// No backtrack point left. `complete`: no bound, solver failure, unsupported
+    /// construct or undefined behaviour cut any path, so every schedule and input was
+    /// explored.
     Exhausted {
         complete: bool,
     },
@@ -548,10 +550,22 @@ impl<'a> Trial<'a> {
         }
     }
 
-    /// A run ended inside a step; note what makes the search incomplete.
+    /// A run ended inside a step; note what makes the search incomplete. An assertion
+    /// or `reach_error()` failure ends the program (no goal lies past it); any other
+    /// violation is undefined behaviour (the hunt's engine reports no memory or misuse
+    /// checks), after which the program may do anything: a trial that met one cannot
+    /// refute the goal, as `agx verify` answers `unknown` (`undefined-behaviour`) there.
     fn run_end(&mut self, end: &End) {
         match end {
-            End::Completed | End::Aborted | End::Violation { .. } | End::Deadlock { .. } => {}
+            End::Completed | End::Aborted | End::Deadlock { .. } => {}
+            End::Violation {
+                kind: ViolationKind::Assertion | ViolationKind::ReachError,
+                ..
+            } => {}
+            End::Violation { message, span, .. } => {
+                let detail = format!("{message} at {}", self.e.location(*span));
+                self.note("undefined-behaviour", detail);
+            }
             End::AssumeFalse { gap } => {
                 if let Some(what) = gap {
                     self.note("assume-semantics", what.clone());
