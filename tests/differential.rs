@@ -3,12 +3,14 @@
 //! cut and Type B pivots, with the slice `agx verify` computes), and the same with
 //! `--repair add` reach the same set of violated locations, on the random programs of
 //! `tests/common/gen.rs` (shared with `tests/oracle.rs`, which checks the strategies
-//! against random concrete runs instead of against each other). Where every strategy
-//! finishes, the runs explored must not grow with the reduction:
-//! `runs(dpor+ag) ≤ runs(dpor) ≤ runs(baseline)` (runs counting partial ones; not for
-//! `--repair add`, which may schedule threads DPOR alone would not).
+//! against random concrete runs instead of against each other). A strategy that
+//! finishes (no time, state or solver budget hit) must reach every violation any
+//! strategy found (all are replayed, hence real). Where every strategy finishes (the
+//! baseline aside, which often stops at its state budget), the runs explored must not
+//! grow with the reduction: `runs(dpor+ag) ≤ runs(dpor) ≤ runs(baseline)` (runs counting
+//! partial ones; not for `--repair add`, which may schedule threads DPOR alone would not).
 //!
-//! `AGX_DIFF_PROGRAMS=N` checks N programs (default 150, about two minutes in a debug
+//! `AGX_DIFF_PROGRAMS=N` checks N programs (default 100, about two minutes in a debug
 //! build); `AGX_DIFF_SEED=S` starts at seed S. A failing program is written to the
 //! temporary directory and named in the message, with the verdicts of each strategy.
 
@@ -16,7 +18,7 @@ mod common;
 
 use analysis::FrontendOptions;
 use common::gen;
-use explorer::symbolic::{self, Config, Outcome, Repair, Strategy, Verdict};
+use explorer::symbolic::{self, Config, Outcome, Repair, Strategy};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -47,7 +49,19 @@ fn run(
     }
     c.all_violations = true;
     c.timeout = Some(Duration::from_secs(5));
+    c.max_states = Some(20_000);
     symbolic::verify(program, &c).unwrap_or_else(|e| panic!("verify failed: {e}"))
+}
+
+/// The search was not stopped by a budget (it may still be UNKNOWN for undefined
+/// behaviour on some path, after exploring everything).
+fn finished(o: &Outcome) -> bool {
+    !o.incomplete.iter().any(|i| {
+        matches!(
+            i.reason.as_str(),
+            "timeout" | "state bound" | "solver" | "max-events" | "max-threads" | "unwind"
+        )
+    })
 }
 
 fn total_runs(o: &Outcome) -> u64 {
@@ -59,7 +73,7 @@ fn strategies_reach_the_same_violations_on_random_programs() {
     let count: u64 = std::env::var("AGX_DIFF_PROGRAMS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(150);
+        .unwrap_or(100);
     let first: u64 = std::env::var("AGX_DIFF_SEED")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -91,10 +105,6 @@ fn strategies_reach_the_same_violations_on_random_programs() {
             ("dpor+ag+slice", &ag_slice),
             ("dpor+ag+slice --repair add", &ag_add),
         ];
-        // A violation found before the time ran out is a verdict, but not the whole set.
-        let finished = all.iter().all(|(_, o)| {
-            o.verdict != Verdict::Unknown && o.incomplete.iter().all(|i| i.reason != "timeout")
-        });
         let describe = || {
             all.iter()
                 .map(|(n, o)| {
@@ -110,28 +120,38 @@ fn strategies_reach_the_same_violations_on_random_programs() {
                 .collect::<Vec<_>>()
                 .join("\n  ")
         };
-        if finished {
-            for (name, o) in &all[1..] {
+        // Every violation is replayed before it is reported, so one found by any
+        // strategy (finished or not) is real: a finished strategy reaches all of them,
+        // no more and no fewer.
+        let union: BTreeSet<u32> = all.iter().flat_map(|(_, o)| violated(o)).collect();
+        for (name, o) in &all {
+            if finished(o) {
                 assert_eq!(
                     violated(o),
-                    violated(&base),
-                    "seed {seed} ({}): {name} and baseline reach different violations\n  {}",
+                    union,
+                    "seed {seed} ({}): {name} finished without reaching every violation \
+                     the strategies found\n  {}",
                     path.display(),
                     describe()
                 );
             }
-            assert!(
-                ag.stats.runs <= dpor.stats.runs && dpor.stats.runs <= base.stats.runs,
-                "seed {seed} ({}): full runs grew with the reduction\n  {}",
-                path.display(),
-                describe()
-            );
-            assert!(
-                total_runs(&dpor) <= total_runs(&base),
-                "seed {seed} ({}): dpor explored more runs than the baseline\n  {}",
-                path.display(),
-                describe()
-            );
+        }
+        // The baseline often stops at its state budget; DPOR is then the reference.
+        if all[1..].iter().all(|(_, o)| finished(o)) {
+            if finished(&base) {
+                assert!(
+                    ag.stats.runs <= dpor.stats.runs && dpor.stats.runs <= base.stats.runs,
+                    "seed {seed} ({}): full runs grew with the reduction\n  {}",
+                    path.display(),
+                    describe()
+                );
+                assert!(
+                    total_runs(&dpor) <= total_runs(&base),
+                    "seed {seed} ({}): dpor explored more runs than the baseline\n  {}",
+                    path.display(),
+                    describe()
+                );
+            }
             assert!(
                 total_runs(&ag) <= total_runs(&dpor),
                 "seed {seed} ({}): dpor+ag explored more runs than dpor\n  {}",
@@ -142,28 +162,16 @@ fn strategies_reach_the_same_violations_on_random_programs() {
             if ag_slice.stats.type_b_branches + ag_slice.stats.type_b_races > 0 {
                 type_b += 1;
             }
-            if !violated(&base).is_empty() {
+            if !union.is_empty() {
                 with_violation += 1;
-            }
-        } else {
-            // A strategy that did not finish may miss violations, never invent them.
-            for (name, o) in &all {
-                for line in violated(o) {
-                    assert!(
-                        all.iter().any(|(_, p)| p.verdict != Verdict::Unknown && violated(p).contains(&line))
-                            || all.iter().all(|(_, p)| p.verdict == Verdict::Unknown),
-                        "seed {seed}: {name} reports line {line} that a finished strategy does not\n  {}",
-                        describe()
-                    );
-                }
             }
         }
         let _ = std::fs::remove_file(&path);
     }
     let _ = std::fs::remove_dir(&dir);
     println!(
-        "{checked} of {count} programs finished under every strategy; {with_violation} have \
-         violations; {type_b} had Type B pivots"
+        "{checked} of {count} programs finished under every strategy but perhaps the \
+         baseline; {with_violation} have violations; {type_b} had Type B pivots"
     );
     assert!(
         checked * 2 >= count,

@@ -60,7 +60,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Generated programs of the CI run (after `CATCHING_SEEDS`).
-const CI_PROGRAMS: u64 = 40;
+const CI_PROGRAMS: u64 = 32;
 
 /// Seeds whose programs caught one of issue 10's wrong verdicts on the tree before the
 /// fixes: (seed, the issue's case, who was wrong). They stay in the CI list. "ag" is
