@@ -23,7 +23,7 @@
 //! unsupported construct in the front end says `unsupported:` on stderr).
 
 use super::common::{InputArgs, Seconds, TextOrJson};
-use super::witness_text;
+use super::{explain, witness_text};
 use crate::driver::{Driver, Location};
 use analysis::ir::Program;
 use anyhow::{Context, Result};
@@ -120,7 +120,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if args.format == TextOrJson::Json {
         println!("{}", serde_json::to_string(&to_json(program, &outcome))?);
     } else {
-        print!("{}", to_text(&outcome, !args.no_spurious_wakeups));
+        print!("{}", to_text(program, &outcome, !args.no_spurious_wakeups));
     }
     Ok(match outcome.verdict {
         Verdict::Violation => ExitCode::from(1),
@@ -206,7 +206,7 @@ fn to_json(program: &Program, o: &Outcome) -> Value {
     })
 }
 
-fn to_text(o: &Outcome, spurious: bool) -> String {
+fn to_text(program: &Program, o: &Outcome, spurious: bool) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     match o.verdict {
@@ -217,16 +217,37 @@ fn to_text(o: &Outcome, spurious: bool) -> String {
                     "VIOLATION: {} at {} (thread {})",
                     f.message, f.location, f.thread
                 );
+                let plain: Vec<explain::Step> = f
+                    .steps
+                    .iter()
+                    .map(|st| explain::Step {
+                        thread: st.thread,
+                        stmt: st.stmt,
+                    })
+                    .collect();
+                if let Some(summary) = explain::summary(program, &plain, f.thread) {
+                    let _ = writeln!(s, "  why: {summary}");
+                }
+                let functions = explain::thread_functions(program, &plain);
+                let mut sources = explain::Sources::new();
+                let texts: Vec<String> = f
+                    .steps
+                    .iter()
+                    .map(|st| sources.line(program, st.stmt).unwrap_or_default())
+                    .collect();
                 let steps: Vec<witness_text::Step<'_>> = f
                     .steps
                     .iter()
-                    .map(|step| witness_text::Step {
+                    .zip(&texts)
+                    .map(|(step, source)| witness_text::Step {
                         thread: step.thread,
                         stmt: step.stmt,
                         location: &step.location,
                         event: &step.event,
                         text: &step.text,
                         goal: false,
+                        function: functions.get(&step.thread).map_or("", String::as_str),
+                        source,
                     })
                     .collect();
                 witness_text::write(&mut s, &f.witness, &steps);

@@ -145,6 +145,8 @@ fn evidence_text(program: &Program, o: &Outcome, s: &mut String) {
             event: &step.event,
             text: "",
             goal: i >= first_marked,
+            function: "",
+            source: "",
         })
         .collect();
     witness_text::write(s, &ev.witness, &steps);
