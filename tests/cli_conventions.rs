@@ -47,3 +47,19 @@ fn licence_files_match_the_package_licence() {
     let apache = std::fs::read_to_string(format!("{root}/LICENSE-APACHE")).unwrap();
     assert!(apache.contains("Apache License") && apache.contains("Version 2.0, January 2004"));
 }
+
+#[test]
+fn verdicts_are_plain_text_when_stdout_is_not_a_terminal() {
+    let out = Command::new(env!("CARGO_BIN_EXE_agx"))
+        .args(["verify", "fixtures/verify/race_counter.c"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("NO_COLOR")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("VIOLATION: "), "{text}");
+    assert!(
+        !text.contains('\u{1b}'),
+        "escape codes in piped output: {text:?}"
+    );
+}

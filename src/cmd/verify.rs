@@ -120,7 +120,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if args.format == TextOrJson::Json {
         println!("{}", serde_json::to_string(&to_json(program, &outcome))?);
     } else {
-        print!("{}", to_text(program, &outcome, !args.no_spurious_wakeups));
+        // Verdicts in colour on a terminal; anstream strips the escapes when stdout is not
+        // one, or when NO_COLOR (or CLICOLOR=0) is set.
+        anstream::print!(
+            "{}",
+            coloured(&to_text(program, &outcome, !args.no_spurious_wakeups))
+        );
     }
     Ok(match outcome.verdict {
         Verdict::Violation => ExitCode::from(1),
@@ -204,6 +209,35 @@ fn to_json(program: &Program, o: &Outcome) -> Value {
         "strategy": o.strategy.name(),
         "stats": o.stats,
     })
+}
+
+/// The report with its verdict words (`VIOLATION:`, `SAFE:`, `UNKNOWN:`) styled.
+fn coloured(text: &str) -> String {
+    use anstyle::{AnsiColor, Style};
+    let styles = [
+        (
+            "VIOLATION:",
+            Style::new().bold().fg_color(Some(AnsiColor::Red.into())),
+        ),
+        (
+            "SAFE:",
+            Style::new().bold().fg_color(Some(AnsiColor::Green.into())),
+        ),
+        (
+            "UNKNOWN:",
+            Style::new().bold().fg_color(Some(AnsiColor::Yellow.into())),
+        ),
+    ];
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        match styles.iter().find(|(word, _)| line.starts_with(word)) {
+            Some((word, style)) => {
+                out.push_str(&format!("{style}{word}{style:#}{}", &line[word.len()..]));
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
 }
 
 fn to_text(program: &Program, o: &Outcome, spurious: bool) -> String {
@@ -291,4 +325,17 @@ fn to_text(program: &Program, o: &Outcome, spurious: bool) -> String {
         );
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn verdict_words_are_styled_and_the_rest_kept() {
+        let text = "VIOLATION: x\n  step\nSAFE: y\nUNKNOWN: z\n";
+        let styled = super::coloured(text);
+        assert_eq!(styled.matches('\u{1b}').count(), 9, "{styled:?}");
+        assert!(styled.contains("\u{1b}[1m\u{1b}[31mVIOLATION:\u{1b}[0m x\n  step\n"));
+        let plain: String = anstream::adapter::strip_str(&styled).to_string();
+        assert_eq!(plain, text);
+    }
 }
