@@ -45,6 +45,13 @@ enum Command {
     Hunt(cmd::hunt::Args),
     /// agx's static warnings (data races, lock-order inversions, assertions) as SARIF.
     Warnings(cmd::warnings::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions {
+        #[arg(value_name = "SHELL")]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) to stdout: `agx man > agx.1`.
+    Man,
 }
 
 fn main() -> ExitCode {
@@ -68,6 +75,18 @@ fn main() -> ExitCode {
         Command::Impact(args) => cmd::impact::run(args),
         Command::Hunt(args) => cmd::hunt::run(args),
         Command::Warnings(args) => cmd::warnings::run(args),
+        Command::Completions { shell } => {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut command, "agx", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Man => {
+            let command = <Cli as clap::CommandFactory>::command();
+            clap_mangen::Man::new(command)
+                .render(&mut std::io::stdout())
+                .map(|()| ExitCode::SUCCESS)
+                .map_err(anyhow::Error::from)
+        }
     };
     match result {
         Ok(code) => code,

@@ -8,6 +8,8 @@
 //! `violation`, refuted for `safe` and `misled`, unknown otherwise. The task definitions
 //! are written here inline, in the corpus's format; no corpus file is copied.
 
+mod schemas;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -19,7 +21,7 @@ const FAKE_VERIFY: &str = r#"#!/bin/sh
 if [ "$1" = run ]; then
   # `run SOURCE ... --witness W --format json --trace`: the replay of an agx witness.
   name=$(basename "$2")
-  echo "{\"outcome\":{\"outcome\":\"violation\",\"kind\":\"reach_error\",\"message\":\"\",\"thread\":1,\"span\":{\"file\":0,\"line\":3,\"col\":1},\"location\":\"$name:3\",\"blocked\":[]},\"trace\":[{\"thread\":0,\"stmt\":1,\"span\":{\"file\":0,\"line\":5,\"col\":3},\"event\":\"statement\"},{\"thread\":1,\"stmt\":2,\"span\":{\"file\":1,\"line\":9,\"col\":1},\"event\":\"statement\"},{\"thread\":1,\"stmt\":3,\"span\":{\"file\":0,\"line\":2,\"col\":1},\"event\":\"statement\"}],\"inputs\":[],\"output\":\"\",\"stats\":{}}"
+  echo "{\"outcome\":{\"outcome\":\"violation\",\"kind\":\"reach_error\",\"message\":\"\",\"thread\":1,\"span\":{\"file\":0,\"line\":3,\"col\":1},\"location\":\"$name:3\",\"blocked\":[]},\"files\":[\"$2\",\"other.h\"],\"trace\":[{\"thread\":0,\"stmt\":1,\"span\":{\"file\":0,\"line\":5,\"col\":3},\"event\":\"statement\"},{\"thread\":1,\"stmt\":2,\"span\":{\"file\":1,\"line\":9,\"col\":1},\"event\":\"statement\"},{\"thread\":1,\"stmt\":3,\"span\":{\"file\":0,\"line\":2,\"col\":1},\"event\":\"statement\"}],\"inputs\":[],\"output\":\"\",\"stats\":{}}"
   exit 1
 fi
 if [ "$1" = hunt ]; then
@@ -100,7 +102,9 @@ impl Sandbox {
              options:\n  language: C\n  data_model: ILP32\n"
         );
         fs::write(self.path(&format!("{folder}/{stem}.yml")), yml).unwrap();
-        let source = format!("// FAKE: {mode}\nvoid reach_error();\nint main() {{ return 0; }}\n");
+        let source = format!(
+            "// FAKE: {mode}\nvoid reach_error();\nint main() {{ return 0; }}\nint x;\n  x = 1;\n"
+        );
         fs::write(self.path(&format!("{folder}/{stem}.c")), source).unwrap();
     }
 
@@ -435,8 +439,9 @@ fn svcomp_prints_the_verdict_line_and_a_witness() {
     let text = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{text}");
     assert_eq!(text.lines().last(), Some("Result: FALSE(unreach-call)"));
-    let witness: serde_yaml::Value =
-        serde_yaml::from_str(&fs::read_to_string(s.path("w.yml")).unwrap()).unwrap();
+    let yaml = fs::read_to_string(s.path("w.yml")).unwrap();
+    schemas::check_witness(&yaml);
+    let witness: serde_norway::Value = serde_norway::from_str(&yaml).unwrap();
     let entry = &witness[0];
     assert_eq!(entry["entry_type"], "violation_sequence");
     let segments = entry["content"].as_sequence().unwrap();
@@ -462,8 +467,9 @@ fn svcomp_prints_the_verdict_line_and_a_witness() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let witness: serde_yaml::Value =
-        serde_yaml::from_str(&fs::read_to_string(s.path("r.yml")).unwrap()).unwrap();
+    let yaml = fs::read_to_string(s.path("r.yml")).unwrap();
+    schemas::check_witness(&yaml);
+    let witness: serde_norway::Value = serde_norway::from_str(&yaml).unwrap();
     let segments = witness[0]["content"].as_sequence().unwrap();
     let lines: Vec<_> = segments
         .iter()
@@ -570,4 +576,52 @@ fn memory_limits_below_what_verify_needs_are_refused_and_small_ones_work() {
     assert_eq!(o.status.code(), Some(0), "{out}");
     assert!(!out.contains("ERROR"), "{out}");
     assert!(out.contains("TRUE"), "{out}");
+}
+
+/// The witness check rejects what the old writer produced: an unquoted creation time,
+/// `thread_id` under format 2.0, an input as a C expression, a column of 0.
+#[test]
+fn the_witness_schema_rejects_what_validators_reject() {
+    let good = "- entry_type: violation_sequence
+  metadata:
+    format_version: 'VERSION'
+    uuid: 1b4e28ba-2fa1-4d2b-8b5f-2a6c2e0f3c71
+    creation_time: TIME
+    producer: {name: agx, version: 0.1.0}
+    task:
+      input_files: [a.c]
+      input_file_hashes: {a.c: 3a5f000000000000000000000000000000000000000000000000000000000000}
+      specification: CHECK( init(main()), LTL(G ! call(reach_error())) )
+      data_model: ILP32
+      language: C
+  content:
+  - segment:
+    - waypoint:
+        type: function_return
+        action: follow
+        location: {file_name: a.c, line: 3, column: COLUMN}
+        constraint: {value: \\result == 5, format: FORMAT}
+        thread_id: 0
+  - segment:
+    - waypoint: {type: target, action: follow, location: {file_name: a.c, line: 4}, thread_id: 0}
+";
+    let make = |version: &str, time: &str, format: &str, column: &str| {
+        good.replace("VERSION", version)
+            .replace("TIME", time)
+            .replace("FORMAT", format)
+            .replace("COLUMN", column)
+    };
+    let quoted = "'2025-01-01T12:00:00Z'";
+    schemas::check_witness(&make("2.2", quoted, "acsl_expression", "7"));
+    let bad = [
+        make("2.2", "2025-01-01T12:00:00Z", "acsl_expression", "7"),
+        make("2.0", quoted, "acsl_expression", "7"),
+        make("2.2", quoted, "c_expression", "7"),
+        make("2.2", quoted, "acsl_expression", "0"),
+        make("2.2", "'yesterday'", "acsl_expression", "7"),
+    ];
+    for (i, yaml) in bad.iter().enumerate() {
+        let rejected = std::panic::catch_unwind(|| schemas::check_witness(yaml)).is_err();
+        assert!(rejected, "bad witness {i} passed the check:\n{yaml}");
+    }
 }

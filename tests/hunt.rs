@@ -3,6 +3,7 @@
 //! Accept a changed text report with `INSTA_UPDATE=always cargo test --test hunt`.
 
 mod common;
+mod schemas;
 
 use common::{agx_bin, process, project_root};
 use serde_json::Value;
@@ -246,7 +247,9 @@ fn warnings_as_sarif_feed_hunt_and_come_back_with_verdicts() {
     ]);
     assert_eq!(code, Some(1), "a confirmed goal exits with 1");
     let log: Value = serde_json::from_str(&out).unwrap();
+    schemas::check_sarif(&log);
     assert_eq!(log["version"], "2.1.0");
+    assert_eq!(log["runs"][0]["automationDetails"]["id"], "agx/hunt/");
     let results = log["runs"][0]["results"].as_array().unwrap();
     assert!(!results.is_empty());
     for r in results {
@@ -264,6 +267,34 @@ fn warnings_as_sarif_feed_hunt_and_come_back_with_verdicts() {
         let expected: Vec<u64> = (1..=orders.len() as u64).collect();
         assert_eq!(orders, expected, "one global order over the thread flows");
         assert!(r["properties"]["witness"]["schedule"].is_array());
+    }
+}
+
+/// A refuted warning is a check that passed (`kind: pass`, level `none`), not an alert.
+#[test]
+fn refuted_goals_are_passes_in_sarif() {
+    let (code, out) = agx(&[
+        "hunt",
+        "fixtures/hunt/race_refuted.c",
+        "--warnings",
+        "--format",
+        "sarif",
+        "--jobs",
+        "1",
+    ]);
+    let log: Value = serde_json::from_str(&out).unwrap();
+    schemas::check_sarif(&log);
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let refuted: Vec<&Value> = results
+        .iter()
+        .filter(|r| r["properties"]["verdict"] == "refuted")
+        .collect();
+    assert!(!refuted.is_empty(), "exit {code:?}: {out}");
+    for r in refuted {
+        assert_eq!(
+            (&r["kind"], &r["level"]),
+            (&Value::from("pass"), &Value::from("none"))
+        );
     }
 }
 

@@ -214,6 +214,12 @@ fn text_report_names_verdict_witness_and_stats() {
         })
         .collect::<Vec<_>>()
         .join("\n");
+    // The lost update, in words, and every step with its thread's function and source.
+    assert!(
+        report.contains("why: thread 2 (`inc`) writes `counter` at line 12 from its read at line 11, overwriting thread 1 (`inc`)'s write at line 12"),
+        "{report}"
+    );
+    assert!(report.contains("| int tmp = counter;"), "{report}");
     insta::assert_snapshot!(report);
 }
 

@@ -3,6 +3,7 @@
 //! Accept a changed text report with `INSTA_UPDATE=always cargo test --test warnings`.
 
 mod common;
+mod schemas;
 
 use common::{agx_bin, process, project_root};
 use serde_json::Value;
@@ -100,9 +101,17 @@ fn assertions_are_ranked_targets_too() {
 fn sarif_output_is_a_2_1_0_log_with_related_locations() {
     let out = agx(&["warnings", "fixtures/hunt/deadlock.c"]);
     let log: Value = serde_json::from_str(&out).unwrap();
+    schemas::check_sarif(&log);
     assert_eq!(log["version"], "2.1.0");
     let run = &log["runs"][0];
     assert_eq!(run["tool"]["driver"]["name"], "agx");
+    assert_eq!(run["automationDetails"]["id"], "agx/warnings/");
+    assert_eq!(run["invocations"][0]["executionSuccessful"], true);
+    for rule in run["tool"]["driver"]["rules"].as_array().unwrap() {
+        assert!(rule["fullDescription"]["text"].is_string(), "{rule}");
+        assert!(rule["help"]["text"].is_string(), "{rule}");
+        assert!(rule["properties"]["precision"].is_string(), "{rule}");
+    }
     let rule_ids: Vec<&str> = run["tool"]["driver"]["rules"]
         .as_array()
         .unwrap()
@@ -116,10 +125,21 @@ fn sarif_output_is_a_2_1_0_log_with_related_locations() {
     assert_eq!(r["properties"]["kind"], "deadlock");
     let primary = &r["locations"][0]["physicalLocation"];
     assert_eq!(primary["region"]["startLine"], 22);
-    assert!(primary["artifactLocation"]["uri"]
+    // Repository-relative, against a base the consumer resolves: no absolute path.
+    assert_eq!(
+        primary["artifactLocation"],
+        serde_json::json!({"uri": "fixtures/hunt/deadlock.c", "uriBaseId": "SRCROOT"})
+    );
+    let fingerprint = r["partialFingerprints"]["agxFingerprint/v1"]
         .as_str()
-        .unwrap()
-        .ends_with("deadlock.c"));
+        .unwrap();
+    assert_eq!(fingerprint.len(), 32);
+    let again: Value =
+        serde_json::from_str(&agx(&["warnings", "fixtures/hunt/deadlock.c"])).unwrap();
+    assert_eq!(
+        again["runs"][0]["results"][0]["partialFingerprints"], r["partialFingerprints"],
+        "a re-run gives the same fingerprint"
+    );
     assert_eq!(
         r["relatedLocations"][0]["physicalLocation"]["region"]["startLine"],
         33
@@ -134,4 +154,14 @@ fn the_text_report() {
         "--format",
         "text"
     ]));
+}
+
+/// The SARIF check fails on what the schema forbids (so the checks above can fail).
+#[test]
+fn the_sarif_check_rejects_an_invalid_log() {
+    let out = agx(&["warnings", "fixtures/hunt/deadlock.c"]);
+    let mut log: Value = serde_json::from_str(&out).unwrap();
+    log["runs"][0]["results"][0]["level"] = Value::from("alert");
+    let rejected = std::panic::catch_unwind(|| schemas::check_sarif(&log)).is_err();
+    assert!(rejected, "a level outside the enum passed");
 }

@@ -146,7 +146,10 @@ fn thread_flow_ends(result: &Value) -> Vec<SourceLocation> {
 fn physical(p: &Value) -> Option<SourceLocation> {
     let uri = p.pointer("/artifactLocation/uri")?.as_str()?;
     let line = p.pointer("/region/startLine")?.as_u64()?;
-    let file = uri.strip_prefix("file://").unwrap_or(uri).to_string();
+    let uri = uri.strip_prefix("file://").unwrap_or(uri);
+    let file = percent_encoding::percent_decode_str(uri)
+        .decode_utf8_lossy()
+        .into_owned();
     Some(SourceLocation {
         file,
         line: u32::try_from(line).ok()?,
@@ -181,12 +184,42 @@ fn kind_from_words(rule_id: &str, message: &str) -> TargetKind {
 
 // ---- writing ----
 
+/// How sure a rule's results are (SARIF rule property `precision`, read by code scanning).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Precision {
+    VeryHigh,
+    High,
+    #[default]
+    Medium,
+    Low,
+}
+
 /// A rule of the tool (one per kind of finding).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Rule {
     pub id: String,
     pub name: String,
+    /// One sentence.
     pub description: String,
+    /// What the rule checks and how (empty: the short description).
+    pub full_description: String,
+    /// What to do about a result (empty: none written).
+    pub help: String,
+    pub precision: Precision,
+    /// Category tags (`concurrency`, `correctness`, ...).
+    pub tags: Vec<String>,
+}
+
+/// A SARIF result kind: `fail` is a problem; `pass` a check that found none (a refuted
+/// target), shown by no viewer as an alert; `open` undecided.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ResultKind {
+    #[default]
+    Fail,
+    Pass,
+    Open,
 }
 
 /// One step of a witness: a thread at a location, in global execution order.
@@ -199,11 +232,13 @@ pub struct FlowStep {
 }
 
 /// One finding to write.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Finding {
     pub rule_id: String,
-    /// `error`, `warning` or `note`.
+    /// `error`, `warning` or `note` for a `fail` result; other kinds are written with
+    /// level `none`, as SARIF requires.
     pub level: String,
+    pub kind: ResultKind,
     pub message: String,
     /// The first is the primary location, the others are related locations.
     pub locations: Vec<SourceLocation>,
@@ -215,98 +250,370 @@ pub struct Finding {
     pub properties: Map<String, Value>,
 }
 
-fn physical_json(l: &SourceLocation) -> Value {
-    json!({
-        "artifactLocation": { "uri": l.file },
-        "region": { "startLine": l.line },
-    })
+/// The base every relative `artifactLocation.uri` is resolved against: the directory agx
+/// ran in (normally the repository root). Left undefined in the log (no absolute path
+/// leaks); code scanning and agx itself resolve it to the checkout / working directory.
+pub const SRCROOT: &str = "SRCROOT";
+
+/// The SARIF 2.1.0 log object model agx writes (a subset of the standard's).
+mod model {
+    use serde::Serialize;
+    use serde_json::{Map, Value};
+
+    #[derive(Serialize)]
+    pub struct Log {
+        #[serde(rename = "$schema")]
+        pub schema: &'static str,
+        pub version: &'static str,
+        pub runs: Vec<Run>,
+    }
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Run {
+        pub tool: Tool,
+        pub invocations: Vec<Invocation>,
+        pub automation_details: AutomationDetails,
+        pub column_kind: &'static str,
+        pub results: Vec<SarifResult>,
+    }
+
+    #[derive(Serialize)]
+    pub struct Tool {
+        pub driver: Driver,
+    }
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Driver {
+        pub name: String,
+        pub version: String,
+        pub semantic_version: String,
+        pub rules: Vec<ReportingDescriptor>,
+    }
+
+    #[derive(Serialize)]
+    pub struct Message {
+        pub text: String,
+    }
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct MultiformatMessage {
+        pub text: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub markdown: Option<String>,
+    }
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct ReportingDescriptor {
+        pub id: String,
+        pub name: String,
+        pub short_description: MultiformatMessage,
+        pub full_description: MultiformatMessage,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub help: Option<MultiformatMessage>,
+        pub default_configuration: Configuration,
+        pub properties: RuleProperties,
+    }
+
+    #[derive(Serialize)]
+    pub struct Configuration {
+        pub level: &'static str,
+    }
+
+    #[derive(Serialize)]
+    pub struct RuleProperties {
+        pub precision: super::Precision,
+        pub tags: Vec<String>,
+    }
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Invocation {
+        pub execution_successful: bool,
+        pub arguments: Vec<String>,
+    }
+
+    #[derive(Serialize)]
+    pub struct AutomationDetails {
+        pub id: String,
+    }
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct SarifResult {
+        pub rule_id: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub rule_index: Option<usize>,
+        pub kind: super::ResultKind,
+        pub level: String,
+        pub message: Message,
+        pub locations: Vec<Location>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        pub related_locations: Vec<Location>,
+        pub partial_fingerprints: Map<String, Value>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        pub code_flows: Vec<CodeFlow>,
+        #[serde(skip_serializing_if = "Map::is_empty")]
+        pub properties: Map<String, Value>,
+    }
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Location {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub id: Option<usize>,
+        pub physical_location: PhysicalLocation,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub message: Option<Message>,
+    }
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct PhysicalLocation {
+        pub artifact_location: ArtifactLocation,
+        pub region: Region,
+    }
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct ArtifactLocation {
+        pub uri: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub uri_base_id: Option<&'static str>,
+    }
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Region {
+        pub start_line: u32,
+    }
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct CodeFlow {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub message: Option<Message>,
+        pub thread_flows: Vec<ThreadFlow>,
+    }
+
+    #[derive(Serialize)]
+    pub struct ThreadFlow {
+        pub id: String,
+        pub locations: Vec<ThreadFlowLocation>,
+    }
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct ThreadFlowLocation {
+        pub location: Location,
+        pub execution_order: usize,
+    }
 }
 
-/// A SARIF 2.1.0 log of `findings` by tool `tool` (version `version`).
-pub fn write_log(tool: &str, version: &str, rules: &[Rule], findings: &[Finding]) -> Value {
-    let rules: Vec<Value> = rules
+/// Characters percent-encoded in a URI path: controls, space and what would end or
+/// change the path (`#`, `?`, `%`, quotes, brackets, ...); `/` separates segments.
+const PATH: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'[')
+    .add(b']')
+    .add(b'\\')
+    .add(b'^')
+    .add(b'`')
+    .add(b'{')
+    .add(b'|')
+    .add(b'}');
+
+/// The `artifactLocation` of `file`: relative to [`SRCROOT`] (the working directory) when
+/// it is relative or lies under it, else a `file://` URI; percent-encoded.
+fn artifact_location(file: &str) -> model::ArtifactLocation {
+    let path = std::path::Path::new(file);
+    let relative = if path.is_absolute() {
+        std::env::current_dir()
+            .ok()
+            .and_then(|cwd| path.strip_prefix(cwd).ok().map(|p| p.to_path_buf()))
+    } else {
+        Some(path.components().collect())
+    };
+    let encode = |p: &str| percent_encoding::utf8_percent_encode(p, PATH).to_string();
+    match relative {
+        Some(rel) => model::ArtifactLocation {
+            uri: encode(&rel.to_string_lossy().replace('\\', "/")),
+            uri_base_id: Some(SRCROOT),
+        },
+        None => model::ArtifactLocation {
+            uri: format!("file://{}", encode(file)),
+            uri_base_id: None,
+        },
+    }
+}
+
+fn location(l: &SourceLocation, id: Option<usize>, message: Option<String>) -> model::Location {
+    model::Location {
+        id,
+        physical_location: model::PhysicalLocation {
+            artifact_location: artifact_location(&l.file),
+            region: model::Region {
+                start_line: l.line.max(1),
+            },
+        },
+        message: message.map(|text| model::Message { text }),
+    }
+}
+
+/// A fingerprint of a result that survives re-runs and unrelated edits: its rule, kind
+/// and the files and lines of its locations, hashed.
+fn fingerprint(f: &Finding) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    hasher.update(f.rule_id.as_bytes());
+    for l in &f.locations {
+        hasher.update(b"\0");
+        hasher.update(artifact_location(&l.file).uri.as_bytes());
+        hasher.update(l.line.to_le_bytes());
+    }
+    hasher.finalize()[..16]
         .iter()
-        .map(|r| {
-            json!({
-                "id": r.id,
-                "name": r.name,
-                "shortDescription": { "text": r.description },
-            })
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A SARIF 2.1.0 log of `findings` by tool `tool` (version `version`). The run's
+/// automation id is `tool/COMMAND/` (the subcommand agx ran), its invocation the
+/// command line's arguments.
+pub fn write_log(tool: &str, version: &str, rules: &[Rule], findings: &[Finding]) -> Value {
+    let arguments: Vec<String> = std::env::args().skip(1).collect();
+    let command = arguments.first().cloned().unwrap_or_default();
+    let descriptors = rules
+        .iter()
+        .map(|r| model::ReportingDescriptor {
+            id: r.id.clone(),
+            name: r.name.clone(),
+            short_description: model::MultiformatMessage {
+                text: r.description.clone(),
+                markdown: None,
+            },
+            full_description: model::MultiformatMessage {
+                text: if r.full_description.is_empty() {
+                    r.description.clone()
+                } else {
+                    r.full_description.clone()
+                },
+                markdown: None,
+            },
+            help: (!r.help.is_empty()).then(|| model::MultiformatMessage {
+                text: r.help.clone(),
+                markdown: Some(r.help.clone()),
+            }),
+            default_configuration: model::Configuration { level: "warning" },
+            properties: model::RuleProperties {
+                precision: r.precision,
+                tags: r.tags.clone(),
+            },
         })
         .collect();
-    let results: Vec<Value> = findings.iter().map(result_json).collect();
-    json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": { "driver": { "name": tool, "version": version, "rules": rules } },
-            "results": results,
+    let results = findings
+        .iter()
+        .map(|f| result(f, rules.iter().position(|r| r.id == f.rule_id)))
+        .collect();
+    let log = model::Log {
+        schema: "https://json.schemastore.org/sarif-2.1.0.json",
+        version: "2.1.0",
+        runs: vec![model::Run {
+            tool: model::Tool {
+                driver: model::Driver {
+                    name: tool.to_string(),
+                    version: version.to_string(),
+                    semantic_version: version.to_string(),
+                    rules: descriptors,
+                },
+            },
+            invocations: vec![model::Invocation {
+                execution_successful: true,
+                arguments,
+            }],
+            automation_details: model::AutomationDetails {
+                id: format!("{tool}/{command}/"),
+            },
+            column_kind: "unicodeCodePoints",
+            results,
         }],
-    })
+    };
+    serde_json::to_value(log).unwrap_or(Value::Null)
 }
 
-fn result_json(f: &Finding) -> Value {
-    let mut r = Map::new();
-    r.insert("ruleId".into(), json!(f.rule_id));
-    r.insert("level".into(), json!(f.level));
-    r.insert("message".into(), json!({ "text": f.message }));
-    let primary: Vec<Value> = f
-        .locations
-        .iter()
-        .take(1)
-        .map(|l| json!({ "physicalLocation": physical_json(l) }))
-        .collect();
-    r.insert("locations".into(), Value::Array(primary));
-    if f.locations.len() > 1 {
-        let related: Vec<Value> = f
+fn result(f: &Finding, rule_index: Option<usize>) -> model::SarifResult {
+    let mut fingerprints = Map::new();
+    fingerprints.insert("agxFingerprint/v1".into(), json!(fingerprint(f)));
+    model::SarifResult {
+        rule_id: f.rule_id.clone(),
+        rule_index,
+        kind: f.kind,
+        level: match f.kind {
+            ResultKind::Fail => f.level.clone(),
+            ResultKind::Pass | ResultKind::Open => "none".into(),
+        },
+        message: model::Message {
+            text: f.message.clone(),
+        },
+        locations: f
+            .locations
+            .iter()
+            .take(1)
+            .map(|l| location(l, None, None))
+            .collect(),
+        related_locations: f
             .locations
             .iter()
             .enumerate()
             .skip(1)
-            .map(|(i, l)| json!({ "id": i, "physicalLocation": physical_json(l) }))
-            .collect();
-        r.insert("relatedLocations".into(), Value::Array(related));
+            .map(|(i, l)| location(l, Some(i), None))
+            .collect(),
+        partial_fingerprints: fingerprints,
+        code_flows: if f.flow.is_empty() {
+            Vec::new()
+        } else {
+            vec![code_flow(f)]
+        },
+        properties: f.properties.clone(),
     }
-    if !f.flow.is_empty() {
-        r.insert("codeFlows".into(), json!([code_flow(f)]));
-    }
-    if !f.properties.is_empty() {
-        r.insert("properties".into(), Value::Object(f.properties.clone()));
-    }
-    Value::Object(r)
 }
 
-fn code_flow(f: &Finding) -> Value {
+fn code_flow(f: &Finding) -> model::CodeFlow {
     let mut threads: Vec<u32> = f.flow.iter().map(|s| s.thread).collect();
     threads.sort_unstable();
     threads.dedup();
-    let thread_flows: Vec<Value> = threads
+    let thread_flows = threads
         .iter()
-        .map(|&t| {
-            let steps: Vec<Value> = f
+        .map(|&t| model::ThreadFlow {
+            id: format!("thread {t}"),
+            locations: f
                 .flow
                 .iter()
                 .enumerate()
                 .filter(|(_, s)| s.thread == t)
-                .map(|(order, s)| {
-                    json!({
-                        "location": {
-                            "physicalLocation": physical_json(&s.location),
-                            "message": { "text": s.text },
-                        },
-                        "executionOrder": order + 1,
-                    })
+                .map(|(order, s)| model::ThreadFlowLocation {
+                    location: location(&s.location, None, Some(s.text.clone())),
+                    execution_order: order + 1,
                 })
-                .collect();
-            json!({ "id": format!("thread {t}"), "locations": steps })
+                .collect(),
         })
         .collect();
-    let mut flow = Map::new();
-    if let Some(m) = &f.flow_message {
-        flow.insert("message".into(), json!({ "text": m }));
+    model::CodeFlow {
+        message: f
+            .flow_message
+            .as_ref()
+            .map(|m| model::Message { text: m.clone() }),
+        thread_flows,
     }
-    flow.insert("threadFlows".into(), Value::Array(thread_flows));
-    Value::Object(flow)
 }
 
 #[cfg(test)]
@@ -381,11 +688,13 @@ mod tests {
             ],
             flow_message: Some("inputs: none".into()),
             properties,
+            ..Finding::default()
         };
         let rule = Rule {
             id: "agx-race".into(),
             name: "DataRace".into(),
             description: "d".into(),
+            ..Rule::default()
         };
         let log = write_log("agx", "0.1.0", &[rule], &[finding]);
         assert_eq!(log["version"], "2.1.0");

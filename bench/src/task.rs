@@ -149,7 +149,7 @@ pub struct Options {
 impl Definition {
     /// Parses the YAML text of a task definition.
     pub fn parse(text: &str) -> Result<Definition, String> {
-        serde_yaml::from_str(text).map_err(|e| format!("not a task definition: {e}"))
+        serde_norway::from_str(text).map_err(|e| format!("not a task definition: {e}"))
     }
 
     /// The single input file; several input files are not supported.

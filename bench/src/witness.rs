@@ -1,18 +1,19 @@
 //! The YAML violation witness `agx svcomp --witness-out` writes.
 //!
-//! Format: SV-COMP violation witness format 2.0 (one `violation_sequence` entry), with the
-//! per-waypoint `thread_id` of the concurrency extension (format 2.2 as read by
-//! ConcurrentWitness2Test): the thread that executes the waypoint, `0` for `main` and
-//! `1, 2, ...` for threads in creation order, and segment order as the order across
-//! threads. `metadata.format_version` stays `"2.0"`: apart from `thread_id` every key is
-//! of format 2.0.
+//! Format: SV-COMP violation witness format 2.0 (one `violation_sequence` entry) with the
+//! per-waypoint `thread_id` of the concurrency extension, format version 2.2 as read by
+//! ConcurrentWitness2Test (the SV-COMP validator for ConcurrencySafety): the thread that
+//! executes the waypoint, `0` for `main` and `1, 2, ...` for threads in creation order, and
+//! segment order as the order across threads. Because `thread_id` is not a key of format
+//! 2.0, `metadata.format_version` is `'2.2'`. `tests/schemas/` holds the schema every
+//! witness the test suite writes is checked against.
 //!
 //! ```yaml
 //! - entry_type: violation_sequence
 //!   metadata:
-//!     format_version: '2.0'
+//!     format_version: '2.2'
 //!     uuid: 1b4e28ba-2fa1-4d2b-8b5f-2a6c2e0f3c71
-//!     creation_time: 2025-01-01T12:00:00Z
+//!     creation_time: '2025-01-01T12:00:00Z'   # quoted: a string, not a YAML date
 //!     producer: {name: agx, version: 0.1.0}
 //!     task:
 //!       input_files: [pthread/lazy01.c]
@@ -21,27 +22,36 @@
 //!       data_model: ILP32
 //!       language: C
 //!   content:
-//!   - segment:                      # one per step of the schedule
-//!     - waypoint:
-//!         type: assumption          # "this thread passes this statement"
-//!         action: follow
-//!         location: {file_name: pthread/lazy01.c, line: 21, column: 3, function: thread1}
-//!         constraint: {value: '1', format: c_expression}
-//!         thread_id: 1
 //!   - segment:                      # an input: the value a __VERIFIER_nondet_* call returned
 //!     - waypoint:
 //!         type: function_return
 //!         action: follow
-//!         location: {file_name: pthread/lazy01.c, line: 30}
-//!         constraint: {value: \result == 5, format: c_expression}
+//!         location: {file_name: pthread/lazy01.c, line: 30, column: 34}  # the call's `)`
+//!         constraint: {value: \result == 5, format: acsl_expression}
 //!         thread_id: 0
+//!   - segment:                      # one per step of the schedule
+//!     - waypoint:
+//!         type: assumption          # "this thread passes this statement"
+//!         action: follow
+//!         location: {file_name: pthread/lazy01.c, line: 21, column: 3}
+//!         constraint: {value: '1', format: c_expression}
+//!         thread_id: 1
 //!   - segment:                      # the final segment: the violation
 //!     - waypoint: {type: target, action: follow, location: {...}, thread_id: 2}
 //! ```
 //!
+//! Columns are 1-based and point at the first character of the statement a step executes
+//! (the front end's spans point at sub-expressions: a load of `j` in `i += j;` is moved to
+//! the `i`); a `function_return` waypoint points at the closing parenthesis of the
+//! `__VERIFIER_nondet_*` call. Only the input file is located: steps in headers are left
+//! out (the witness then constrains less and stays valid), and a violation inside a
+//! header function (an `assert` helper in `assert.h`) is targeted at its call site in the
+//! input file.
+//!
 //! Where the steps come from: verify's witness is the replayable agx witness (threads
 //! and input values, no locations); `agx svcomp` replays it with `agx run --witness`
-//! and takes the located steps from the interpreter's trace ([`from_execution`]). A
+//! and takes the located steps, the inputs (with the step they follow) and the
+//! violation's call sites from the interpreter's execution ([`from_execution`]). A
 //! witness that already carries located steps is used as it is:
 //!
 //! What is read: the steps of `witness.steps` (or `schedule` or
@@ -52,15 +62,15 @@
 //! they precede (`step`): without it their place in the order is unknown, and leaving them
 //! out keeps the witness valid (it then stands for more executions, among them the
 //! violating one). The target is the location and thread of `violation`.
-//!
-//! Limitation: locations are the ones the front end reports, i.e. the files named by the
-//! line markers of the preprocessed text. Steps in the input file are written with the
-//! input file's path as given to agx; steps in other files (headers) keep their own names.
 
 use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::io;
+use std::path::Path;
+
+/// The witness format version written: 2.0 plus the concurrency extension's `thread_id`.
+pub const FORMAT_VERSION: &str = "2.2";
 
 /// Why no witness could be written.
 #[derive(Debug, thiserror::Error)]
@@ -71,7 +81,7 @@ pub enum WitnessError {
     #[error("{0}")]
     Invalid(String),
     #[error("writing the YAML: {0}")]
-    Yaml(#[from] serde_yaml::Error),
+    Yaml(#[from] serde_norway::Error),
 }
 
 type Result<T, E = WitnessError> = std::result::Result<T, E>;
@@ -79,8 +89,6 @@ type Result<T, E = WitnessError> = std::result::Result<T, E>;
 fn invalid(message: impl Into<String>) -> WitnessError {
     WitnessError::Invalid(message.into())
 }
-use std::path::Path;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 /// What the witness is about.
 pub struct WitnessTask<'a> {
@@ -133,10 +141,18 @@ struct WaypointItem {
     waypoint: Waypoint,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+enum WaypointType {
+    Assumption,
+    FunctionReturn,
+    Target,
+}
+
 #[derive(Serialize)]
 struct Waypoint {
     #[serde(rename = "type")]
-    kind: &'static str,
+    kind: WaypointType,
     action: &'static str,
     location: Location,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -173,22 +189,18 @@ pub fn violation_witness(
     })?;
     let hash = hex(&Sha256::digest(&bytes));
     let input_name = task.input_file.display().to_string();
-    let mut content = step_segments(task.input_file, witness)?;
-    content.push(target_segment(task.input_file, violation)?);
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
+    let source = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = source.lines().collect();
+    let mut waypoints = step_waypoints(task.input_file, witness)?;
+    waypoints.push(target_waypoint(task.input_file, violation)?);
+    let content = place(waypoints, &input_name, &lines);
     let entry = Entry {
         entry_type: "violation_sequence",
         metadata: Metadata {
-            format_version: "2.0",
-            uuid: uuid_from(&[
-                hash.as_bytes(),
-                &now.to_le_bytes(),
-                &std::process::id().to_le_bytes(),
-            ]),
-            creation_time: iso8601_utc(now),
+            format_version: FORMAT_VERSION,
+            uuid: uuid::Uuid::new_v4().to_string(),
+            creation_time: humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+                .to_string(),
             producer: Producer {
                 name: "agx",
                 version: env!("CARGO_PKG_VERSION"),
@@ -203,17 +215,153 @@ pub fn violation_witness(
         },
         content,
     };
-    Ok(serde_yaml::to_string(&vec![entry])?)
+    Ok(quote_creation_time(&serde_norway::to_string(&vec![entry])?))
 }
 
-/// The `violation` and located `steps` of a replay by `agx run --witness W --format json
-/// --trace` (the interpreter's execution: `trace` steps with `thread` and `span` {file id,
-/// line, col}, and `outcome` `violation` with its `thread`, `span` and `"file:line"`
-/// `location`). The execution names no files, only file ids: the violation's location
-/// gives the name of its file id, and steps in other files (headers) are left out, which
-/// keeps the witness valid (it constrains less). Inputs are left out for the same reason:
-/// the execution does not say at which step each was read.
-pub fn from_execution(execution: &Value) -> Result<(Value, Value)> {
+/// YAML 1.1 readers (PyYAML, which validators use) load an unquoted ISO 8601 time as a
+/// timestamp, not the string the schema asks for; the emitter leaves it plain.
+fn quote_creation_time(yaml: &str) -> String {
+    let mut out = String::with_capacity(yaml.len() + 2);
+    for line in yaml.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        match trimmed.strip_prefix("creation_time: ") {
+            Some(value) if !value.starts_with('\'') && !value.starts_with('"') => {
+                let indent = &line[..line.len() - trimmed.len()];
+                let value = value.trim_end();
+                out.push_str(&format!("{indent}creation_time: '{value}'\n"));
+            }
+            _ => out.push_str(line),
+        }
+    }
+    out
+}
+
+/// Columns fixed against the input's text, waypoints that cannot be placed dropped,
+/// repeated passes of one statement by one thread merged; one segment per waypoint.
+fn place(waypoints: Vec<Waypoint>, input_name: &str, lines: &[&str]) -> Vec<Segment> {
+    let mut out: Vec<Waypoint> = Vec::new();
+    for mut w in waypoints {
+        if w.location.file_name == input_name {
+            let text = usize::try_from(w.location.line)
+                .ok()
+                .and_then(|l| l.checked_sub(1))
+                .and_then(|l| lines.get(l));
+            let Some(text) = text else {
+                continue;
+            };
+            let column = w.location.column.unwrap_or(1).max(1);
+            w.location.column = match w.kind {
+                WaypointType::FunctionReturn => match nondet_call_end(text, column) {
+                    Some(c) => Some(c),
+                    None => continue,
+                },
+                _ => Some(statement_start(text, column)),
+            };
+        } else if w.kind == WaypointType::FunctionReturn {
+            continue;
+        }
+        let repeated = out.last().is_some_and(|last| {
+            last.kind == WaypointType::Assumption
+                && w.kind == WaypointType::Assumption
+                && last.thread_id == w.thread_id
+                && last.location == w.location
+        });
+        if !repeated {
+            out.push(w);
+        }
+    }
+    out.into_iter().map(single).collect()
+}
+
+/// The 1-based column of the first character of the statement that the 1-based byte
+/// column `column` of `line` lies in: after the last `;`, `{` or `}` outside parentheses,
+/// string and character literals and comments, before `column`. A statement that began
+/// on an earlier line starts, as far as this line goes, at its first token; a column in
+/// the whitespace before a statement (or absent: 1) gives that statement.
+pub fn statement_start(line: &str, column: u64) -> u64 {
+    let bytes = line.as_bytes();
+    let last_token = bytes
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .unwrap_or(0);
+    let limit = usize::try_from(column.saturating_sub(1))
+        .unwrap_or(usize::MAX)
+        .min(last_token);
+    let mut depth = 0i32;
+    let mut start = 0usize;
+    let mut i = 0usize;
+    while i < limit {
+        match bytes[i] {
+            b'"' | b'\'' => {
+                let quote = bytes[i];
+                i += 1;
+                while i < bytes.len() && bytes[i] != quote {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => break,
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i + 1 < bytes.len() && !(bytes[i] == b'*' && bytes[i + 1] == b'/') {
+                    i += 1;
+                }
+                i += 1;
+                if depth == 0 {
+                    start = i + 1;
+                }
+            }
+            b'(' => depth += 1,
+            b')' => depth = (depth - 1).max(0),
+            b';' | b'{' | b'}' if depth == 0 => start = i + 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    let start = start.min(limit);
+    let first = bytes[start..]
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .map_or(start, |p| start + p);
+    first as u64 + 1
+}
+
+/// The 1-based column of the `)` that closes the first `__VERIFIER_nondet_*(...)` call
+/// on `line` at or after `column` (else anywhere on the line).
+pub fn nondet_call_end(line: &str, column: u64) -> Option<u64> {
+    const NAME: &str = "__VERIFIER_nondet_";
+    let from = usize::try_from(column.saturating_sub(1))
+        .unwrap_or(0)
+        .min(line.len());
+    let at = line
+        .get(from..)
+        .and_then(|rest| rest.find(NAME).map(|p| from + p))
+        .or_else(|| line.find(NAME))?;
+    let bytes = line.as_bytes();
+    let open = at + line[at..].find('(')?;
+    let mut depth = 0;
+    for (i, &b) in bytes.iter().enumerate().skip(open) {
+        match b {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i as u64 + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The `violation`, located `steps` and placed `inputs` of a replay by `agx run --witness W
+/// --format json --trace` (the interpreter's execution: `files`, the names of the file ids;
+/// `trace` steps with `thread`, `event` and `span` {file id, line, col}; `inputs` with
+/// their `span`, `source` and the `step` count before them; `outcome` `violation` with its
+/// `thread`, `span`, `location` and `call_sites`). Only steps in `input_file` are kept;
+/// a violation in another file (a header) is placed at its innermost call site in the
+/// input file. Only `__VERIFIER_nondet_*` inputs become waypoints.
+pub fn from_execution(execution: &Value, input_file: &Path) -> Result<(Value, Value)> {
     let outcome = execution
         .get("outcome")
         .ok_or_else(|| invalid("the replay has no outcome"))?;
@@ -222,38 +370,104 @@ pub fn from_execution(execution: &Value) -> Result<(Value, Value)> {
             "the witness does not replay to a violation: {outcome}"
         )));
     }
-    let (file, _, _) = outcome
-        .get("location")
-        .and_then(Value::as_str)
-        .and_then(parse_location)
-        .ok_or_else(|| invalid(format!("the replayed violation has no location: {outcome}")))?;
-    let span_of = |v: &Value| -> Option<(u64, u64, u64)> {
-        let span = v.get("span")?;
+    let file_id = input_file_id(execution, input_file).ok_or_else(|| {
+        invalid(format!(
+            "the replay names no file {} among its `files`",
+            input_file.display()
+        ))
+    })?;
+    let file = input_file.display().to_string();
+    let span_of = |span: &Value| -> Option<(u64, u64, u64)> {
         Some((
             span.get("file")?.as_u64()?,
             span.get("line")?.as_u64()?,
             span.get("col").and_then(Value::as_u64).unwrap_or(0),
         ))
     };
-    let (file_id, line, col) =
-        span_of(outcome).ok_or_else(|| invalid("the replayed violation has no span"))?;
     let located = |thread: Option<&Value>, line: u64, col: u64| serde_json::json!({"thread": thread, "file": file, "line": line, "col": col});
-    let steps: Vec<Value> = execution
+    let (line, col) = std::iter::once(outcome.get("span"))
+        .chain(
+            outcome
+                .get("call_sites")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(Some),
+        )
+        .flatten()
+        .filter_map(span_of)
+        .find(|&(f, _, _)| f == file_id)
+        .map(|(_, line, col)| (line, col))
+        .ok_or_else(|| {
+            invalid(format!(
+                "the replayed violation is not located in {} (nor called from there): {outcome}",
+                input_file.display()
+            ))
+        })?;
+    let violation = located(outcome.get("thread"), line, col);
+    let trace = execution
         .get("trace")
         .and_then(Value::as_array)
-        .ok_or_else(|| invalid("the replay has no trace"))?
+        .ok_or_else(|| invalid("the replay has no trace"))?;
+    let steps: Vec<Value> = trace
         .iter()
-        .filter_map(|step| {
-            let (f, line, col) = span_of(step)?;
-            (f == file_id).then(|| located(step.get("thread"), line, col))
+        .map(|step| {
+            let statement = step
+                .get("event")
+                .and_then(Value::as_str)
+                .is_none_or(|e| e == "statement");
+            match step.get("span").and_then(span_of) {
+                Some((f, line, col)) if statement && f == file_id => {
+                    located(step.get("thread"), line, col)
+                }
+                _ => serde_json::json!({"skip": true, "thread": step.get("thread")}),
+            }
         })
         .collect();
-    let violation = located(outcome.get("thread"), line, col);
-    Ok((violation, serde_json::json!({ "steps": steps })))
+    let inputs: Vec<Value> = execution
+        .get("inputs")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|i| i.get("source").and_then(Value::as_str) == Some("nondet"))
+        .filter_map(|i| {
+            let (f, line, col) = span_of(i.get("span")?)?;
+            (f == file_id).then(|| {
+                let mut v = located(i.get("thread"), line, col);
+                v["value"] = i.get("value").cloned().unwrap_or(Value::Null);
+                v["step"] = i.get("step").cloned().unwrap_or(Value::Null);
+                v
+            })
+        })
+        .collect();
+    Ok((
+        violation,
+        serde_json::json!({ "steps": steps, "inputs": inputs }),
+    ))
 }
 
-/// One segment per step (and per placeable input), in execution order.
-fn step_segments(input_file: &Path, witness: &Value) -> Result<Vec<Segment>> {
+/// The id of `input` among the execution's `files`: the same path, else the same file name.
+fn input_file_id(execution: &Value, input: &Path) -> Option<u64> {
+    let files: Vec<&str> = execution
+        .get("files")?
+        .as_array()?
+        .iter()
+        .map(|f| f.as_str().unwrap_or(""))
+        .collect();
+    let position = files
+        .iter()
+        .position(|f| Path::new(f) == input)
+        .or_else(|| {
+            files.iter().position(|f| {
+                Path::new(f).file_name().is_some() && Path::new(f).file_name() == input.file_name()
+            })
+        })?;
+    u64::try_from(position).ok()
+}
+
+/// One waypoint per step (and per placeable input), in execution order. Steps marked
+/// `skip` (not in the input file) give no waypoint but count as steps for `inputs`.
+fn step_waypoints(input_file: &Path, witness: &Value) -> Result<Vec<Waypoint>> {
     let steps = ["steps", "schedule", "trace"]
         .iter()
         .find_map(|key| witness.get(key).and_then(Value::as_array))
@@ -265,14 +479,19 @@ fn step_segments(input_file: &Path, witness: &Value) -> Result<Vec<Segment>> {
         .and_then(Value::as_array)
         .map(|inputs| inputs.iter().filter(|i| i.get("step").is_some()).collect())
         .unwrap_or_default();
-    let mut segments = Vec::new();
-    for (index, step) in steps.iter().enumerate() {
-        for input in inputs
+    let inputs_before = |index: usize| {
+        inputs
             .iter()
-            .filter(|i| i.get("step").and_then(Value::as_u64) == Some(index as u64))
-        {
+            .filter(move |i| i.get("step").and_then(Value::as_u64) == Some(index as u64))
+    };
+    let mut waypoints = Vec::new();
+    for (index, step) in steps.iter().enumerate() {
+        for input in inputs_before(index) {
             let location = input_location(input, step, input_file)?;
-            segments.push(single(input_waypoint(input, location)?));
+            waypoints.push(input_waypoint(input, location)?);
+        }
+        if step.get("skip").and_then(Value::as_bool) == Some(true) {
+            continue;
         }
         let location = location_of(step, input_file)
             .ok_or_else(|| invalid(format!("witness step {index} has no location: {step}")))?;
@@ -280,7 +499,7 @@ fn step_segments(input_file: &Path, witness: &Value) -> Result<Vec<Segment>> {
             input_waypoint(step, location)?
         } else {
             Waypoint {
-                kind: "assumption",
+                kind: WaypointType::Assumption,
                 action: "follow",
                 location,
                 constraint: Some(Constraint {
@@ -290,9 +509,15 @@ fn step_segments(input_file: &Path, witness: &Value) -> Result<Vec<Segment>> {
                 thread_id: thread_of(step),
             }
         };
-        segments.push(single(waypoint));
+        waypoints.push(waypoint);
     }
-    Ok(segments)
+    // Inputs read after the last step (before the violation).
+    for input in inputs_before(steps.len()) {
+        let location = location_of(input, input_file)
+            .ok_or_else(|| invalid(format!("witness input has no location: {input}")))?;
+        waypoints.push(input_waypoint(input, location)?);
+    }
+    Ok(waypoints)
 }
 
 /// An input's own location, else the location of the step it precedes.
@@ -302,17 +527,17 @@ fn input_location(input: &Value, step: &Value, input_file: &Path) -> Result<Loca
         .ok_or_else(|| invalid(format!("witness input has no location: {input}")))
 }
 
-/// The final segment: the target at the violation.
-fn target_segment(input: &Path, violation: &Value) -> Result<Segment> {
+/// The final waypoint: the target at the violation.
+fn target_waypoint(input: &Path, violation: &Value) -> Result<Waypoint> {
     let location = location_of(violation, input)
         .ok_or_else(|| invalid(format!("verify's violation has no location: {violation}")))?;
-    Ok(single(Waypoint {
-        kind: "target",
+    Ok(Waypoint {
+        kind: WaypointType::Target,
         action: "follow",
         location,
         constraint: None,
         thread_id: thread_of(violation),
-    }))
+    })
 }
 
 fn input_waypoint(input: &Value, location: Location) -> Result<Waypoint> {
@@ -326,12 +551,12 @@ fn input_waypoint(input: &Value, location: Location) -> Result<Waypoint> {
         }
     };
     Ok(Waypoint {
-        kind: "function_return",
+        kind: WaypointType::FunctionReturn,
         action: "follow",
         location,
         constraint: Some(Constraint {
             value: format!("\\result == {value}"),
-            format: "c_expression",
+            format: "acsl_expression",
         }),
         thread_id: thread_of(input),
     })
@@ -397,68 +622,10 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// A version-4-shaped UUID from a hash of `parts` (unique per input, time and process).
-fn uuid_from(parts: &[&[u8]]) -> String {
-    let mut hasher = Sha256::new();
-    for part in parts {
-        hasher.update(part);
-    }
-    let mut b: [u8; 16] = hasher.finalize()[..16].try_into().unwrap_or([0; 16]);
-    b[6] = (b[6] & 0x0f) | 0x40;
-    b[8] = (b[8] & 0x3f) | 0x80;
-    let h = hex(&b);
-    format!(
-        "{}-{}-{}-{}-{}",
-        &h[0..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..32]
-    )
-}
-
-/// `YYYY-MM-DDTHH:MM:SSZ` of a Unix time (proleptic Gregorian calendar).
-fn iso8601_utc(unix_secs: u64) -> String {
-    let days = (unix_secs / 86_400) as i64;
-    let secs = unix_secs % 86_400;
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        secs / 3600,
-        secs % 3600 / 60,
-        secs % 60
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn dates() {
-        assert_eq!(iso8601_utc(0), "1970-01-01T00:00:00Z");
-        assert_eq!(iso8601_utc(951_782_400), "2000-02-29T00:00:00Z");
-        assert_eq!(iso8601_utc(1_700_000_000), "2023-11-14T22:13:20Z");
-    }
-
-    #[test]
-    fn uuid_shape() {
-        let u = uuid_from(&[b"x"]);
-        assert_eq!(u.len(), 36);
-        assert_eq!(&u[14..15], "4");
-        assert!(matches!(&u[19..20], "8" | "9" | "a" | "b"), "{u}");
-        assert_ne!(u, uuid_from(&[b"y"]));
-    }
 
     #[test]
     fn locations() {
@@ -484,14 +651,59 @@ mod tests {
     }
 
     #[test]
-    fn witness_yaml() {
-        let dir = std::env::temp_dir().join(format!("agx-witness-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+    fn statement_starts() {
+        // `i+=j;`: the load of `j` (column 8) belongs to the statement at column 5.
+        assert_eq!(statement_start("    i+=j;", 8), 5);
+        // The condition of a `for` is inside its parentheses: the statement is the `for`.
+        assert_eq!(statement_start("  for (k = 0; k < NUM; k++) {", 15), 3);
+        // After a `{` or `;` on the same line a new statement starts.
+        assert_eq!(statement_start("  if (x) { y = 1; z = y; }", 19), 19);
+        assert_eq!(statement_start("  if (x) { y = 1; z = y; }", 23), 19);
+        // Literals and comments do not end statements.
+        assert_eq!(statement_start(r#"  printf("a;b", x);"#, 17), 3);
+        assert_eq!(statement_start("  /* c; */ x = 1;", 14), 12);
+        // A column past the text, or at the first token, stays in range.
+        assert_eq!(statement_start("  x = 1;", 99), 3);
+        assert_eq!(statement_start("  x = 1;", 3), 3);
+        assert_eq!(statement_start("", 1), 1);
+    }
+
+    #[test]
+    fn nondet_call_ends() {
+        let line = "  int n = __VERIFIER_nondet_uint();";
+        assert_eq!(nondet_call_end(line, 7), Some(34));
+        assert_eq!(&line[33..34], ")");
+        assert_eq!(
+            nondet_call_end("  f(__VERIFIER_nondet_int(), g(1));", 1),
+            Some(27)
+        );
+        assert_eq!(nondet_call_end("  x = y;", 1), None);
+    }
+
+    fn fixture(dir: &Path) -> std::path::PathBuf {
         let input = dir.join("lazy01.c");
-        std::fs::write(&input, "int main() { return 0; }\n").unwrap();
+        let mut text = String::new();
+        for line in 1..=40 {
+            text.push_str(&match line {
+                12 => "    x = y + 1;\n".to_string(),
+                29 => "  int n = __VERIFIER_nondet_int();\n".to_string(),
+                30 => "  data = 3;\n".to_string(),
+                31 => "  int m = __VERIFIER_nondet_int();\n".to_string(),
+                _ => format!("  s{line};\n"),
+            });
+        }
+        std::fs::write(&input, text).unwrap();
+        input
+    }
+
+    #[test]
+    fn witness_yaml() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = fixture(dir.path());
         let witness = json!({
             "steps": [
                 {"thread": 0, "location": "lazy01.c:30:3", "function": "main"},
+                {"thread": 1, "location": "lazy01.c:12:9", "function": "thread1"},
                 {"thread": 1, "location": "lazy01.c:12:5", "function": "thread1"},
                 {"thread": 0, "location": "lazy01.c:31:3", "value": -4}
             ],
@@ -504,24 +716,49 @@ mod tests {
             data_model: "ILP32",
         };
         let yaml = violation_witness(&task, &violation, &witness).unwrap();
+        assert!(
+            yaml.contains("creation_time: '"),
+            "the time is a quoted string: {yaml}"
+        );
+        let as_json: Value = serde_norway::from_str(&yaml).unwrap();
+        let schema: Value = serde_json::from_str(include_str!(
+            "../../tests/schemas/violation-witness.schema.json"
+        ))
+        .unwrap();
+        let validator = jsonschema::options()
+            .should_validate_formats(true)
+            .build(&schema)
+            .unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&as_json)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{errors:?}\n{yaml}");
         // Parse it back: one entry, four segments before the target.
-        let doc: serde_yaml::Value = serde_yaml::from_str(&yaml).unwrap();
+        let doc: serde_norway::Value = serde_norway::from_str(&yaml).unwrap();
         let entry = &doc[0];
         assert_eq!(entry["entry_type"], "violation_sequence");
-        assert_eq!(entry["metadata"]["format_version"], "2.0");
+        assert_eq!(entry["metadata"]["format_version"], FORMAT_VERSION);
+        assert!(entry["metadata"]["creation_time"].is_string());
         assert_eq!(entry["metadata"]["task"]["data_model"], "ILP32");
         let segments = entry["content"].as_sequence().unwrap();
         let waypoint = |i: usize| &segments[i]["segment"][0]["waypoint"];
-        assert_eq!(segments.len(), 5);
+        assert_eq!(segments.len(), 5, "{yaml}");
         assert_eq!(waypoint(0)["type"], "assumption");
         assert_eq!(waypoint(0)["thread_id"], 0);
         assert_eq!(waypoint(1)["type"], "function_return");
         assert_eq!(waypoint(1)["constraint"]["value"], "\\result == 7");
+        assert_eq!(waypoint(1)["constraint"]["format"], "acsl_expression");
+        // The `)` of `__VERIFIER_nondet_int()` on line 29.
+        assert_eq!(waypoint(1)["location"]["column"], 33);
+        // Two steps of thread 1 in the statement at 12:5 make one waypoint there.
         assert_eq!(waypoint(2)["thread_id"], 1);
         assert_eq!(waypoint(2)["location"]["line"], 12);
+        assert_eq!(waypoint(2)["location"]["column"], 5);
         assert_eq!(waypoint(3)["constraint"]["value"], "\\result == -4");
         assert_eq!(waypoint(4)["type"], "target");
         assert_eq!(waypoint(4)["thread_id"], 2);
+        assert_eq!(waypoint(4)["location"]["column"], 3);
         assert_eq!(
             waypoint(4)["location"]["file_name"],
             input.display().to_string()
@@ -531,40 +768,73 @@ mod tests {
             .unwrap();
         let hash = hashes.values().next().unwrap().as_str().unwrap();
         assert_eq!(hash.len(), 64);
-        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]
     fn steps_from_an_interpreter_replay() {
         let execution = json!({
+            "files": ["dir/lazy01.c", "dir/assert.h"],
             "outcome": {"outcome": "violation", "kind": "assertion", "message": "x",
                         "thread": 2, "span": {"file": 0, "line": 20, "col": 5},
                         "location": "dir/lazy01.c:20", "blocked": []},
             "trace": [
                 {"thread": 0, "stmt": 3, "span": {"file": 0, "line": 30, "col": 3}, "event": "statement"},
                 {"thread": 1, "stmt": 9, "span": {"file": 1, "line": 7, "col": 1}, "event": "statement"},
-                {"thread": 2, "stmt": 12, "span": {"file": 0, "line": 19, "col": 0}, "event": "statement"}
+                {"thread": 2, "stmt": 12, "span": {"file": 0, "line": 19, "col": 0}, "event": "statement"},
+                {"thread": 1, "stmt": 13, "span": {"file": 0, "line": 9, "col": 1}, "event": "thread_end"}
             ],
-            "inputs": [], "output": "", "stats": {}
+            "inputs": [
+                {"source": "nondet", "thread": 0, "value": 5, "step": 1, "stmt": 2,
+                 "span": {"file": 0, "line": 29, "col": 11}},
+                {"source": "uninit", "thread": 0, "value": 0, "step": 0, "stmt": 1,
+                 "span": {"file": 0, "line": 28, "col": 3}}
+            ], "output": "", "stats": {}
         });
-        let (violation, witness) = from_execution(&execution).unwrap();
+        let input = Path::new("dir/lazy01.c");
+        let (violation, witness) = from_execution(&execution, input).unwrap();
         assert_eq!(
             violation,
             json!({"thread": 2, "file": "dir/lazy01.c", "line": 20, "col": 5})
         );
         let steps = witness["steps"].as_array().unwrap();
-        assert_eq!(steps.len(), 2, "the step in file 1 is left out");
-        assert_eq!(steps[1]["line"], 19);
+        assert_eq!(steps.len(), 4, "every trace step keeps its index");
+        assert_eq!(steps[1]["skip"], true, "the step in file 1 is left out");
+        assert_eq!(steps[2]["line"], 19);
+        assert_eq!(steps[3]["skip"], true, "a thread end is no statement");
+        let inputs = witness["inputs"].as_array().unwrap();
+        assert_eq!(inputs.len(), 1, "only nondet inputs: {inputs:?}");
+        assert_eq!(
+            (inputs[0]["value"].as_i64(), inputs[0]["step"].as_u64()),
+            (Some(5), Some(1))
+        );
         let done = json!({"outcome": {"outcome": "completed", "exit_code": 0}, "trace": []});
-        assert!(from_execution(&done).is_err());
+        assert!(from_execution(&done, input).is_err());
+    }
+
+    #[test]
+    fn a_violation_in_a_header_is_targeted_at_its_call_site() {
+        let execution = json!({
+            "files": ["dir/prog.c", "dir/assert.h"],
+            "outcome": {"outcome": "violation", "kind": "reach_error", "message": "x",
+                        "thread": 0, "span": {"file": 1, "line": 4, "col": 57},
+                        "call_sites": [{"file": 0, "line": 30, "col": 3}],
+                        "location": "dir/assert.h:4", "blocked": []},
+            "trace": [{"thread": 0, "stmt": 3, "span": {"file": 0, "line": 21, "col": 5}, "event": "statement"}],
+            "inputs": []
+        });
+        let (violation, witness) = from_execution(&execution, Path::new("dir/prog.c")).unwrap();
+        assert_eq!(violation["line"], 30);
+        assert_eq!(violation["file"], "dir/prog.c");
+        assert_eq!(witness["steps"][0]["line"], 21);
+        let elsewhere = Path::new("other.c");
+        assert!(from_execution(&execution, elsewhere).is_err());
     }
 
     #[test]
     fn missing_parts_are_errors() {
-        let dir = std::env::temp_dir().join(format!("agx-witness-e-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let input = dir.join("a.c");
-        std::fs::write(&input, "").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("a.c");
+        std::fs::write(&input, "int main() { reach_error(); }\n").unwrap();
         let task = WitnessTask {
             input_file: &input,
             specification: "",
@@ -577,6 +847,5 @@ mod tests {
         let steps = json!({"steps": []});
         assert!(violation_witness(&task, &json!({}), &steps).is_err());
         assert!(violation_witness(&task, &v, &steps).is_ok());
-        std::fs::remove_dir_all(&dir).ok();
     }
 }

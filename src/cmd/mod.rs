@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod common;
+pub mod explain;
 pub mod facts;
 pub mod hunt;
 pub mod impact;

@@ -5,8 +5,8 @@
 //! as `agx bench`) and prints, as the last line of stdout, one of
 //! `Result: TRUE`, `Result: FALSE(unreach-call)`, `Result: UNKNOWN`; why there is no
 //! verdict goes to stderr. For FALSE, `--witness-out FILE` writes a YAML violation
-//! witness: format 2.0 with the concurrency extension's `thread_id` on every waypoint
-//! (see `bench::witness` for the exact shape).
+//! witness: format 2.0 with the concurrency extension's `thread_id` on every waypoint,
+//! hence `format_version: '2.2'` (see `bench::witness` for the exact shape).
 //!
 //! Exit code: 0 when a verdict line (TRUE, FALSE or UNKNOWN) was printed, 2 when agx
 //! verify failed (the line is then `Result: UNKNOWN`) or the witness could not be written.
@@ -24,7 +24,7 @@ use serde_json::Value;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 /// The format tag of agx's own replayable witness (`explorer::concrete::Witness`).
 const AGX_WITNESS: &str = "agx-witness";
@@ -33,12 +33,12 @@ const AGX_WITNESS: &str = "agx-witness";
 #[command(after_help = "\
 Prints `Result: TRUE`, `Result: FALSE(unreach-call)` or `Result: UNKNOWN` as the last line of \
 stdout. Supported property: unreach-call (CHECK( init(main()), LTL(G ! call(reach_error())) )); \
-others answer UNKNOWN. Witness: YAML violation witness, format 2.0 (entry violation_sequence; \
-one segment per schedule step with an `assumption` waypoint at the step's statement, a final \
-`target` waypoint at the violation), each waypoint with the `thread_id` of the concurrency \
-extension (0 = main, then creation order). Input values are given as `function_return` \
-waypoints (`\\result == v`) only where verify's witness says at which step they were read; \
-otherwise the validator has to find them.\n\
+others answer UNKNOWN. Witness: YAML violation witness, format 2.0 with the concurrency \
+extension's `thread_id` on every waypoint (format_version '2.2'; 0 = main, then creation order): \
+one segment per step of the schedule in the input file (an `assumption` waypoint at the start \
+of the statement), a `function_return` waypoint (`\\result == v`, acsl_expression) at the `)` \
+of each __VERIFIER_nondet_* call, and a final `target` waypoint at the violation (its call site \
+in the input file when it happens in a header).\n\
 Exit code: 0 verdict printed, 2 error.")]
 pub struct Args {
     /// The SV-COMP property file.
@@ -176,16 +176,13 @@ struct Replay<'a> {
 impl Replay<'_> {
     /// The JSON execution of `agx run SOURCE --witness W --format json --trace`.
     fn execution(&self, witness: &Value) -> Result<Value> {
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let file = std::env::temp_dir().join(format!(
-            "agx-svcomp-witness-{}-{nanos}.json",
-            std::process::id()
-        ));
-        std::fs::write(&file, serde_json::to_string(witness)?)
-            .with_context(|| format!("writing {}", file.display()))?;
+        let file = tempfile::Builder::new()
+            .prefix("agx-svcomp-witness-")
+            .suffix(".json")
+            .tempfile()
+            .context("creating a temporary file for the witness")?;
+        std::fs::write(file.path(), serde_json::to_string(witness)?)
+            .with_context(|| format!("writing {}", file.path().display()))?;
         let mut command = Command::new(self.program);
         command
             .arg("run")
@@ -195,10 +192,10 @@ impl Replay<'_> {
                 data_model_flag(self.data_model),
                 "--witness",
             ])
-            .arg(&file)
+            .arg(file.path())
             .args(["--format", "json", "--trace"]);
         let finished = child::run(command, self.limits);
-        let _ = std::fs::remove_file(&file);
+        drop(file);
         let finished = finished.context("replaying the witness with agx run")?;
         if finished.end != End::Exited(1) {
             bail!(
@@ -231,7 +228,7 @@ fn write_witness(
         .as_ref()
         .ok_or_else(|| anyhow!("verify's output has no `witness`"))?;
     let (violation, steps) = if steps.get("format").and_then(Value::as_str) == Some(AGX_WITNESS) {
-        witness::from_execution(&replay.execution(steps)?)?
+        witness::from_execution(&replay.execution(steps)?, replay.source)?
     } else {
         (violation.clone(), steps.clone())
     };

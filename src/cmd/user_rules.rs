@@ -402,6 +402,7 @@ pub fn print_findings(
                     id: id.to_string(),
                     name: id.to_string(),
                     description: format!("user rule `{id}`"),
+                    ..Rule::default()
                 })
                 .collect();
             let results: Vec<SarifFinding> = located
@@ -418,6 +419,7 @@ pub fn print_findings(
                         flow: Vec::new(),
                         flow_message: None,
                         properties,
+                        ..SarifFinding::default()
                     }
                 })
                 .collect();

@@ -23,7 +23,7 @@
 //! unsupported construct in the front end says `unsupported:` on stderr).
 
 use super::common::{InputArgs, Seconds, TextOrJson};
-use super::witness_text;
+use super::{explain, witness_text};
 use crate::driver::{Driver, Location};
 use analysis::ir::Program;
 use anyhow::{Context, Result};
@@ -144,7 +144,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if args.format == TextOrJson::Json {
         println!("{}", serde_json::to_string(&to_json(program, &outcome))?);
     } else {
-        print!("{}", to_text(&outcome, !args.no_spurious_wakeups));
+        // Verdicts in colour on a terminal; anstream strips the escapes when stdout is not
+        // one, or when NO_COLOR (or CLICOLOR=0) is set.
+        anstream::print!(
+            "{}",
+            coloured(&to_text(program, &outcome, !args.no_spurious_wakeups))
+        );
     }
     Ok(match outcome.verdict {
         Verdict::Violation => ExitCode::from(1),
@@ -231,7 +236,36 @@ fn to_json(program: &Program, o: &Outcome) -> Value {
     })
 }
 
-fn to_text(o: &Outcome, spurious: bool) -> String {
+/// The report with its verdict words (`VIOLATION:`, `SAFE:`, `UNKNOWN:`) styled.
+fn coloured(text: &str) -> String {
+    use anstyle::{AnsiColor, Style};
+    let styles = [
+        (
+            "VIOLATION:",
+            Style::new().bold().fg_color(Some(AnsiColor::Red.into())),
+        ),
+        (
+            "SAFE:",
+            Style::new().bold().fg_color(Some(AnsiColor::Green.into())),
+        ),
+        (
+            "UNKNOWN:",
+            Style::new().bold().fg_color(Some(AnsiColor::Yellow.into())),
+        ),
+    ];
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        match styles.iter().find(|(word, _)| line.starts_with(word)) {
+            Some((word, style)) => {
+                out.push_str(&format!("{style}{word}{style:#}{}", &line[word.len()..]));
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
+fn to_text(program: &Program, o: &Outcome, spurious: bool) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     match o.verdict {
@@ -242,16 +276,37 @@ fn to_text(o: &Outcome, spurious: bool) -> String {
                     "VIOLATION: {} at {} (thread {})",
                     f.message, f.location, f.thread
                 );
+                let plain: Vec<explain::Step> = f
+                    .steps
+                    .iter()
+                    .map(|st| explain::Step {
+                        thread: st.thread,
+                        stmt: st.stmt,
+                    })
+                    .collect();
+                if let Some(summary) = explain::summary(program, &plain, f.thread) {
+                    let _ = writeln!(s, "  why: {summary}");
+                }
+                let functions = explain::thread_functions(program, &plain);
+                let mut sources = explain::Sources::new();
+                let texts: Vec<String> = f
+                    .steps
+                    .iter()
+                    .map(|st| sources.line(program, st.stmt).unwrap_or_default())
+                    .collect();
                 let steps: Vec<witness_text::Step<'_>> = f
                     .steps
                     .iter()
-                    .map(|step| witness_text::Step {
+                    .zip(&texts)
+                    .map(|(step, source)| witness_text::Step {
                         thread: step.thread,
                         stmt: step.stmt,
                         location: &step.location,
                         event: &step.event,
                         text: &step.text,
                         goal: false,
+                        function: functions.get(&step.thread).map_or("", String::as_str),
+                        source,
                     })
                     .collect();
                 witness_text::write(&mut s, &f.witness, &steps);
@@ -295,4 +350,17 @@ fn to_text(o: &Outcome, spurious: bool) -> String {
         );
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn verdict_words_are_styled_and_the_rest_kept() {
+        let text = "VIOLATION: x\n  step\nSAFE: y\nUNKNOWN: z\n";
+        let styled = super::coloured(text);
+        assert_eq!(styled.matches('\u{1b}').count(), 9, "{styled:?}");
+        assert!(styled.contains("\u{1b}[1m\u{1b}[31mVIOLATION:\u{1b}[0m x\n  step\n"));
+        let plain: String = anstream::adapter::strip_str(&styled).to_string();
+        assert_eq!(plain, text);
+    }
 }

@@ -10,7 +10,7 @@
 
 use super::common::InputArgs;
 use analysis::facts::{Facts, StmtId};
-use analysis::sarif::{self, Finding, Rule, SourceLocation};
+use analysis::sarif::{self, Finding, Precision, Rule, SourceLocation};
 use anyhow::Result;
 use rules::lock_order::{self, Inversion};
 use rules::races::{self, Lock, Race};
@@ -253,22 +253,56 @@ fn text(warnings: &[Warning]) -> String {
 
 /// The rules agx's SARIF output uses.
 pub fn sarif_rules() -> Vec<Rule> {
+    let tags = |more: &str| {
+        ["concurrency", "correctness", more]
+            .iter()
+            .map(|t| t.to_string())
+            .collect()
+    };
     vec![
         Rule {
             id: WarningKind::Race.rule_id().into(),
             name: "DataRace".into(),
             description: "Conflicting accesses that may run in parallel with no common lock".into(),
+            full_description: "Two accesses to the same memory location, at least one a write, \
+                in threads that may run at the same time, with no lock held in common and no \
+                ordering by thread creation or join. `agx warnings` reports candidates from a \
+                static may-analysis; `agx hunt` confirms one with a replayable execution or \
+                refutes it."
+                .into(),
+            help: "Protect both accesses with the same mutex, make the variable atomic, or \
+                order the threads (create after the write, join before the read). Run \
+                `agx hunt FILE --warnings` to get an interleaving that shows the race."
+                .into(),
+            precision: Precision::Medium,
+            tags: tags("data-race"),
         },
         Rule {
             id: WarningKind::Deadlock.rule_id().into(),
             name: "LockOrderInversion".into(),
             description: "Two acquisitions that take each other's held lock (potential deadlock)"
                 .into(),
+            full_description: "Two threads acquire the same two mutexes in opposite orders: \
+                each may hold one and wait for the other forever."
+                .into(),
+            help: "Acquire the mutexes in one global order everywhere, or take both under a \
+                third lock. `agx hunt FILE --warnings` searches for a schedule that deadlocks."
+                .into(),
+            precision: Precision::Medium,
+            tags: tags("deadlock"),
         },
         Rule {
             id: WarningKind::Assertion.rule_id().into(),
             name: "Assertion".into(),
             description: "An assertion or reach_error() call that may be reached".into(),
+            full_description: "An `assert` that may fail, or a `reach_error()` call that may be \
+                reached, under some schedule and input."
+                .into(),
+            help: "`agx verify FILE` decides whether the assertion can fail and prints the \
+                interleaving when it can."
+                .into(),
+            precision: Precision::Low,
+            tags: tags("assertion"),
         },
     ]
 }
@@ -289,6 +323,7 @@ fn to_sarif(warnings: &[Warning]) -> serde_json::Value {
                 flow: Vec::new(),
                 flow_message: None,
                 properties,
+                ..Finding::default()
             }
         })
         .collect();

@@ -30,12 +30,24 @@ pub struct Step<'a> {
     pub text: &'a str,
     /// A step of a thread standing at a goal location.
     pub goal: bool,
+    /// The thread's start function (empty: not shown).
+    pub function: &'a str,
+    /// The source line's text (empty: not shown).
+    pub source: &'a str,
 }
 
 /// `  inputs: ...` and `  schedule (N steps):` with one numbered line per step.
 pub fn write(out: &mut String, witness: &Witness, steps: &[Step<'_>]) {
     let _ = writeln!(out, "  inputs: {}", inputs(witness));
     let _ = writeln!(out, "  schedule ({} steps):", steps.len());
+    let label = |step: &Step<'_>| {
+        if step.function.is_empty() {
+            format!("thread {}", step.thread)
+        } else {
+            format!("thread {} ({})", step.thread, step.function)
+        }
+    };
+    let width = steps.iter().map(|s| label(s).len()).max().unwrap_or(0);
     for (i, step) in steps.iter().enumerate() {
         let event = if step.event == "statement" {
             String::new()
@@ -43,10 +55,16 @@ pub fn write(out: &mut String, witness: &Witness, steps: &[Step<'_>]) {
             format!("  ({})", step.event)
         };
         let mark = if step.goal { "  ◀ goal" } else { "" };
+        let thread = label(step);
+        let source = if step.source.is_empty() {
+            String::new()
+        } else {
+            format!("\n          | {}", step.source)
+        };
         let line = format!(
-            "    {:>4}. thread {}  {:<28} {:<5} {}{event}{mark}",
+            "    {:>4}. {:<width$}  {:<28} {:<5} {}{event}{mark}{source}",
             i + 1,
-            step.thread,
+            thread,
             step.location,
             step.stmt.to_string(),
             step.text,
@@ -75,6 +93,8 @@ mod tests {
                 event: "statement",
                 text: "r0 = load i32 &x",
                 goal: false,
+                function: "",
+                source: "",
             },
             Step {
                 thread: 1,
@@ -83,6 +103,8 @@ mod tests {
                 event: "thread_end",
                 text: "",
                 goal: true,
+                function: "",
+                source: "",
             },
         ];
         write(&mut out, &witness, &steps);

@@ -372,6 +372,7 @@ impl<'p> Machine<'p> {
             thread: first.thread,
             span: first.span,
             location: first.location.clone(),
+            call_sites: self.call_sites(first.thread),
             blocked,
         }))
     }

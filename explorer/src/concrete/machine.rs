@@ -599,6 +599,8 @@ impl<'p> Machine<'p> {
             ty,
             thread: self.cur_thread,
             stmt: self.cur_stmt,
+            span,
+            step: self.stats.steps,
             source,
         });
         Ok(Value::Int(bits))
@@ -661,7 +663,26 @@ impl<'p> Machine<'p> {
             span: self.cur_span,
             location: self.prog.location(self.cur_span),
             blocked: Vec::new(),
+            call_sites: self.call_sites(self.cur_thread),
         }))
+    }
+
+    /// The spans of the calls thread `t` stands in, innermost first (a caller frame has
+    /// moved past its call statement).
+    pub fn call_sites(&self, t: ThreadId) -> Vec<Span> {
+        let Some(thread) = self.threads.get(t.index()) else {
+            return Vec::new();
+        };
+        let frames = &thread.frames;
+        frames
+            .iter()
+            .take(frames.len().saturating_sub(1))
+            .rev()
+            .filter_map(|f| {
+                let block = f.func.blocks.get(f.block)?;
+                block.stmts.get(f.index.checked_sub(1)?).map(|s| s.span)
+            })
+            .collect()
     }
 
     /// A runtime error for unsupported behaviour at the current statement.

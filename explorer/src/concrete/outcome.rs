@@ -97,6 +97,10 @@ pub struct Violation {
     pub location: String,
     /// For a deadlock: every thread that has not finished and what it waits for.
     pub blocked: Vec<BlockedThread>,
+    /// The calls the violating thread stands in, innermost first: for a violation inside
+    /// a called function (say an `assert` helper in a header), where it was called from.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub call_sites: Vec<Span>,
 }
 
 /// What kind of property a run violated.
@@ -244,6 +248,10 @@ pub struct InputRecord {
     pub ty: Scalar,
     pub thread: ThreadId,
     pub stmt: StmtId,
+    /// Where the statement that read the input stands.
+    pub span: Span,
+    /// How many scheduling steps (trace entries) came before the input was read.
+    pub step: u64,
     pub source: InputSource,
 }
 

@@ -19,7 +19,7 @@ use super::super::warnings::sarif_rules;
 use super::super::witness_text;
 use super::Outcome;
 use analysis::ir::{Program, StmtId};
-use analysis::sarif::{self, Finding, FlowStep, Rule, SourceLocation};
+use analysis::sarif::{self, Finding, FlowStep, ResultKind, Rule, SourceLocation};
 use explorer::guided::{GoalKind, Hunt, Verdict};
 use serde_json::{json, Map, Value};
 use std::fmt::Write as _;
@@ -145,6 +145,8 @@ fn evidence_text(program: &Program, o: &Outcome, s: &mut String) {
             event: &step.event,
             text: "",
             goal: i >= first_marked,
+            function: "",
+            source: "",
         })
         .collect();
     witness_text::write(s, &ev.witness, &steps);
@@ -225,6 +227,12 @@ pub fn sarif(program: &Program, outcomes: &[Outcome]) -> Value {
         id: "agx-goal".into(),
         name: "Goal".into(),
         description: "Threads standing at given locations at the same time".into(),
+        full_description: "A goal given to `agx hunt`: threads standing at the given \
+            locations at the same time, searched for with a guided symbolic search."
+            .into(),
+        help: "A confirmed goal comes with a witness `agx run --witness` replays.".into(),
+        precision: analysis::sarif::Precision::High,
+        tags: vec!["concurrency".into()],
     });
     let findings: Vec<Finding> = outcomes.iter().map(|o| finding(program, o)).collect();
     sarif::write_log("agx", env!("CARGO_PKG_VERSION"), &rules, &findings)
@@ -240,10 +248,12 @@ fn finding(program: &Program, o: &Outcome) -> Finding {
             .collect(),
         Err(_) => Vec::new(),
     };
-    let level = match h.verdict {
-        Verdict::Confirmed => "error",
-        Verdict::Unknown => "warning",
-        Verdict::Refuted => "note",
+    // Confirmed: a problem (an alert); refuted: a check that passed, no alert; unknown:
+    // undecided ("open"). SARIF gives results of kind other than `fail` level `none`.
+    let (kind, level) = match h.verdict {
+        Verdict::Confirmed => (ResultKind::Fail, "error"),
+        Verdict::Unknown => (ResultKind::Open, "none"),
+        Verdict::Refuted => (ResultKind::Pass, "none"),
     };
     let ev = h.evidence.as_ref();
     let message = match (ev, &h.reason) {
@@ -282,6 +292,7 @@ fn finding(program: &Program, o: &Outcome) -> Finding {
     Finding {
         rule_id: rule_for(o).into(),
         level: level.into(),
+        kind,
         message,
         locations,
         flow,

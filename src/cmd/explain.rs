@@ -1,0 +1,189 @@
+//! What a violating execution means, in words: the start function of every thread, the
+//! source text of every step, and a one-line summary of the interleaving that breaks the
+//! program, derived from the witness's accesses to global objects.
+//!
+//! The summary looks at the failing thread `F` and the last write, by another thread `T`,
+//! to an object `F` reads before failing:
+//! - `F` read it before that write too (check, then act): "thread T (`fn`) writes `x` at
+//!   L between thread F (`fn`)'s read at L1 and its read at L2";
+//! - `T` wrote a value computed from its own earlier read, and a third thread wrote in
+//!   between (a lost update): "... overwriting thread U (`fn`)'s write at L3";
+//! - else: "thread F (`fn`) reads `x` at L2 as last written by thread T (`fn`) at L".
+
+use analysis::ir::{Operand, Program, StmtId, StmtKind, StmtRef, SyncOp};
+use std::collections::HashMap;
+
+/// One step as the explanation needs it.
+#[derive(Clone, Copy, Debug)]
+pub struct Step {
+    pub thread: u32,
+    pub stmt: StmtId,
+}
+
+/// The start function of each thread of a schedule: `main` for thread 0, then the
+/// function of each `thread_create` in schedule order (threads are numbered in creation
+/// order).
+pub fn thread_functions(program: &Program, steps: &[Step]) -> HashMap<u32, String> {
+    let mut names = HashMap::new();
+    names.insert(0, "main".to_string());
+    let mut next = 1u32;
+    for s in steps {
+        if let StmtRef::Stmt(stmt) = program.stmt(s.stmt) {
+            if let StmtKind::Sync {
+                op: SyncOp::ThreadCreate { func, .. },
+                ..
+            } = &stmt.kind
+            {
+                let name = match func {
+                    Operand::Func(f) => program.function(*f).name.clone(),
+                    _ => "?".to_string(),
+                };
+                names.insert(next, name);
+                next += 1;
+            }
+        }
+    }
+    names
+}
+
+/// The source text of a statement's line (trimmed), if the file can be read.
+pub struct Sources {
+    files: HashMap<String, Option<Vec<String>>>,
+}
+
+impl Sources {
+    pub fn new() -> Sources {
+        Sources {
+            files: HashMap::new(),
+        }
+    }
+
+    pub fn line(&mut self, program: &Program, stmt: StmtId) -> Option<String> {
+        let span = span_of(program, stmt);
+        let name = program.file_name(span.file).to_string();
+        let lines = self.files.entry(name.clone()).or_insert_with(|| {
+            std::fs::read_to_string(&name)
+                .ok()
+                .map(|t| t.lines().map(str::to_string).collect())
+        });
+        let text = lines.as_ref()?.get((span.line as usize).checked_sub(1)?)?;
+        Some(text.trim().to_string())
+    }
+}
+
+fn span_of(program: &Program, stmt: StmtId) -> analysis::ir::Span {
+    match program.stmt(stmt) {
+        StmtRef::Stmt(s) => s.span,
+        StmtRef::Term(t) => t.span,
+    }
+}
+
+/// A read or write of a named object at a fixed address.
+#[derive(Clone, Copy)]
+struct Access {
+    index: usize,
+    thread: u32,
+    obj: analysis::ir::ObjId,
+    offset: u64,
+    write: bool,
+    line: u32,
+}
+
+fn accesses(program: &Program, steps: &[Step]) -> Vec<Access> {
+    steps
+        .iter()
+        .enumerate()
+        .filter_map(|(index, s)| {
+            let StmtRef::Stmt(stmt) = program.stmt(s.stmt) else {
+                return None;
+            };
+            let (addr, write) = match &stmt.kind {
+                StmtKind::Load { addr, .. } => (addr, false),
+                StmtKind::Store { addr, .. } => (addr, true),
+                _ => return None,
+            };
+            let Operand::Addr { obj, offset } = addr else {
+                return None;
+            };
+            Some(Access {
+                index,
+                thread: s.thread,
+                obj: *obj,
+                offset: *offset,
+                write,
+                line: stmt.span.line,
+            })
+        })
+        .collect()
+}
+
+/// The one-line summary, when the witness shows an interleaving on a named object.
+pub fn summary(program: &Program, steps: &[Step], failing: u32) -> Option<String> {
+    let names = thread_functions(program, steps);
+    let who = |t: u32| {
+        format!(
+            "thread {t} (`{}`)",
+            names.get(&t).map_or("?", String::as_str)
+        )
+    };
+    let acc = accesses(program, steps);
+    let same = |a: &Access, b: &Access| a.obj == b.obj && a.offset == b.offset;
+    // The failing thread's reads, latest first; for each, the last foreign write before it.
+    for read in acc.iter().rev().filter(|a| a.thread == failing && !a.write) {
+        let Some(write) = acc
+            .iter()
+            .rev()
+            .filter(|w| w.index < read.index && w.write && same(w, read))
+            .find(|w| w.thread != failing)
+        else {
+            continue;
+        };
+        let object = &program.object(read.obj).name;
+        if let Some(check) = acc
+            .iter()
+            .rev()
+            .find(|c| c.index < write.index && c.thread == failing && !c.write && same(c, read))
+        {
+            return Some(format!(
+                "{} writes `{object}` at line {} between {}'s read at line {} and its read at line {}",
+                who(write.thread),
+                write.line,
+                who(failing),
+                check.line,
+                read.line
+            ));
+        }
+        // A lost update: the writer's own read, then another thread's write, then its write.
+        let own_read = acc.iter().rev().find(|r| {
+            r.index < write.index && r.thread == write.thread && !r.write && same(r, read)
+        });
+        if let Some(own) = own_read {
+            if let Some(lost) = acc.iter().rev().find(|u| {
+                u.index > own.index
+                    && u.index < write.index
+                    && u.write
+                    && u.thread != write.thread
+                    && same(u, read)
+            }) {
+                return Some(format!(
+                    "{} writes `{object}` at line {} from its read at line {}, overwriting {}'s write at line {}; {} then reads it at line {}",
+                    who(write.thread),
+                    write.line,
+                    own.line,
+                    who(lost.thread),
+                    lost.line,
+                    who(failing),
+                    read.line
+                ));
+            }
+        }
+        return Some(format!(
+            "{} reads `{object}` at line {} as last written by {} at line {}",
+            who(failing),
+            read.line,
+            who(write.thread),
+            write.line
+        ));
+    }
+    None
+}
