@@ -182,7 +182,7 @@ fn the_front_end_and_the_pre_pass_count_against_the_deadline() {
     ]);
     assert!(
         run.code == Some(0)
-            && run.stdout.starts_with("UNKNOWN: timeout: the time budget of 0.001 s ran out (0.001 s in the front end and the slice pre-pass"),
+            && run.stdout.starts_with("UNKNOWN: timeout: the time budget of 0.001 s ran out in the front end and the slice pre-pass, which cannot be interrupted ("),
         "{}: {}",
         run.ending(),
         run.stdout

@@ -129,11 +129,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if let Some(t) = args.timeout.map(Seconds::duration) {
         for i in &mut outcome.incomplete {
             if i.reason == "timeout" {
-                i.detail = format!(
-                    "the time budget of {:.3} s ran out ({:.3} s in the front end and the slice pre-pass, the rest in the search)",
-                    t.as_secs_f64(),
-                    before_search.as_secs_f64().min(t.as_secs_f64())
-                );
+                let (budget, before) = (t.as_secs_f64(), before_search.as_secs_f64());
+                i.detail = if before >= budget {
+                    format!("the time budget of {budget:.3} s ran out in the front end and the slice pre-pass, which cannot be interrupted ({before:.3} s)")
+                } else {
+                    format!("the time budget of {budget:.3} s ran out ({before:.3} s in the front end and the slice pre-pass, the rest in the search)")
+                };
             }
         }
     }
