@@ -436,6 +436,18 @@ fn write_file(path: &Path, text: &str) -> Result<()> {
     std::fs::rename(&partial, path).with_context(|| format!("writing {}", path.display()))
 }
 
+/// Prints to stdout; a closed pipe (`agx bench ... | head`) is not an error.
+fn print_stdout(text: &str) -> Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
+}
+
 #[cfg(test)]
 mod write_file_tests {
     use super::write_file;
@@ -457,17 +469,5 @@ mod write_file_tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "second");
         assert!(!dir.join("out.json.partial").exists());
         std::fs::remove_dir_all(&dir).unwrap();
-    }
-}
-
-/// Prints to stdout; a closed pipe (`agx bench ... | head`) is not an error.
-fn print_stdout(text: &str) -> Result<()> {
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => Ok(other?),
     }
 }
