@@ -3,11 +3,13 @@
 //! relations, on every fixture program, every checked-in facts directory and every
 //! SV-COMP corpus program the front end accepts.
 
-use analysis::facts::{extract, Facts};
+use analysis::facts::Facts;
 use rules::dl::{self, builtin, Inputs, RulesFile};
 use rules::Analysis;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+
+mod common;
+use common::{programs, root};
 
 /// The `.dl` rule sets under test; every file of `rules/dl/` must be listed.
 const RULE_SETS: &[&str] = &[
@@ -22,10 +24,6 @@ const RULE_SETS: &[&str] = &[
     "races",
 ];
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 fn rule_files() -> Vec<(String, RulesFile)> {
     RULE_SETS
         .iter()
@@ -33,34 +31,6 @@ fn rule_files() -> Vec<(String, RulesFile)> {
             let path = root().join("rules/dl").join(format!("{n}.dl"));
             let file = RulesFile::read(&path).unwrap_or_else(|e| panic!("{e}"));
             (n.to_string(), file)
-        })
-        .collect()
-}
-
-fn c_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            c_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "c") {
-            out.push(p);
-        }
-    }
-}
-
-fn programs(dir: &Path) -> Vec<(PathBuf, Facts)> {
-    let mut files = Vec::new();
-    c_files(dir, &mut files);
-    files.sort();
-    files
-        .into_iter()
-        .filter(|f| !f.to_string_lossy().contains("/errors/"))
-        .filter_map(|f| {
-            let program = analysis::load_program(&f, &Default::default()).ok()?;
-            Some((f, extract(&program)))
         })
         .collect()
 }
