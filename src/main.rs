@@ -27,6 +27,9 @@ enum Command {
     Ir(cmd::ir::Args),
     /// Run a program concretely under a schedule and inputs.
     Run(cmd::run::Args),
+    /// Predict violations in other interleavings of an observed trace (agx run
+    /// --save-trace): symbolic predictive analysis with context bounding.
+    Predict(cmd::predict::Args),
     /// Search every input and schedule for assertion failures (symbolic execution).
     Verify(cmd::verify::Args),
     /// Run SV-COMP tasks and verify fixtures, score the verdicts, compare runs.
@@ -66,6 +69,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Ir(args) => cmd::ir::run(args),
         Command::Run(args) => cmd::run::run(args),
+        Command::Predict(args) => cmd::predict::run(args),
         Command::Verify(args) => cmd::verify::run(args),
         Command::Bench(args) => cmd::bench::run(args),
         Command::Svcomp(args) => cmd::svcomp::run(args),

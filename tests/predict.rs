@@ -102,3 +102,156 @@ fn pct_options_are_checked() {
     assert_eq!(code, 2);
     assert!(stderr.contains("--runs needs --schedule pct"), "{stderr}");
 }
+
+/// The observed order of the paper's run: thread 1 to its end, then thread 2.
+const S7_OBSERVED: &str = "0,0,1,1,1,1,1,1,1,1,1,2,2,2,2,2";
+
+fn save_trace(file: &str, schedule: &str) -> PathBuf {
+    let path = temp("trace.json");
+    let (code, out, err) = agx(&[
+        "run",
+        file,
+        "--schedule",
+        schedule,
+        "--save-trace",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    path
+}
+
+#[test]
+fn saved_traces_follow_the_versioned_schema() {
+    let path = save_trace("fixtures/predict/s7_fusion.c", S7_OBSERVED);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(json["format"], "agx-trace");
+    assert_eq!(json["version"], 1);
+    assert_eq!(json["witness"]["format"], "agx-witness");
+    let threads = json["threads"].as_array().unwrap();
+    assert_eq!(threads.len(), 3);
+    assert_eq!(threads[1]["function"], "thread1");
+    let kinds = |t: usize| -> Vec<String> {
+        threads[t]["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                let op = e["op"]
+                    .as_str()
+                    .map(|o| format!(":{o}"))
+                    .unwrap_or_default();
+                format!("{}{op}", e["kind"].as_str().unwrap())
+            })
+            .collect()
+    };
+    // Thread 1 as in the paper's Fig. 2: t1 .. t8, then its end.
+    assert_eq!(
+        kinds(1),
+        [
+            "read",
+            "sync:lock",
+            "write",
+            "sync:unlock",
+            "write",
+            "sync:lock",
+            "write",
+            "sync:unlock",
+            "thread_end"
+        ]
+    );
+    // Thread 2 took both branches into the assertion.
+    assert_eq!(
+        kinds(2),
+        [
+            "sync:lock",
+            "read",
+            "branch",
+            "read",
+            "branch",
+            "sync:unlock",
+            "thread_end"
+        ]
+    );
+    let write = &threads[1]["events"][2];
+    assert_eq!(write["address"], "`x`");
+    assert_eq!(write["value"]["int"], 2);
+    assert!(write["at"]
+        .as_str()
+        .unwrap()
+        .ends_with("fixtures/predict/s7_fusion.c:21"));
+    assert_eq!(
+        threads[0]["events"][0]["thread"], 1,
+        "the create names its thread"
+    );
+}
+
+fn predict(file: &str, trace: &std::path::Path, extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec!["predict", file, "--trace", trace.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    agx(&args)
+}
+
+#[test]
+fn s7_is_not_violated_with_context_bound_1_and_is_with_2() {
+    for file in [
+        "fixtures/predict/s7_fusion.c",
+        "fixtures/predict/s7_fusion_variant.c",
+    ] {
+        let trace = save_trace(file, S7_OBSERVED);
+        let (code, out, err) = predict(file, &trace, &["--context-bound", "1"]);
+        assert_eq!(code, 0, "{file}: {out}{err}");
+        assert!(
+            out.starts_with("NO VIOLATION within context bound 1"),
+            "{out}"
+        );
+        let (code, out, err) = predict(file, &trace, &["--context-bound", "2"]);
+        assert_eq!(code, 1, "{file}: {out}{err}");
+        assert!(
+            out.starts_with("PREDICTED: assertion `y == 1` failed"),
+            "{out}"
+        );
+        assert!(out.contains(".c:34"), "{out}");
+        let witness = printed_witnesses(&out)[0].to_string();
+        assert!(replays_to_violation(file, &witness), "{witness}");
+        // Growing the bound finds it at 2 as well.
+        let (code, out, _) = predict(file, &trace, &[]);
+        assert_eq!(code, 1);
+        assert!(out.contains("at most 2 context switch"), "{out}");
+    }
+}
+
+#[test]
+fn a_lock_protected_counter_has_no_violation_under_any_bound() {
+    let file = "fixtures/verify/lock_counter.c";
+    let trace = save_trace(file, "round-robin");
+    let (code, out, err) = predict(file, &trace, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.starts_with("NO VIOLATION in any interleaving of the trace (every context bound)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_lost_update_is_predicted_from_a_passing_round_robin_run() {
+    let file = "fixtures/verify/race_counter.c";
+    let trace = save_trace(file, "round-robin");
+    let (code, out, err) = predict(file, &trace, &[]);
+    assert_eq!(code, 1, "{out}{err}");
+    let witness = printed_witnesses(&out)[0].to_string();
+    assert!(replays_to_violation(file, &witness), "{witness}");
+}
+
+#[test]
+fn a_trace_of_another_program_is_an_error() {
+    let trace = save_trace("fixtures/verify/race_counter.c", "round-robin");
+    let (code, out, err) = predict("fixtures/verify/lock_counter.c", &trace, &[]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("error: predicting from"), "{err}");
+    let bad = temp("bad.json");
+    std::fs::write(&bad, "{\"format\": \"agx-witness\"}").unwrap();
+    let (code, _, err) = predict("fixtures/verify/lock_counter.c", &bad, &[]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not an agx trace"), "{err}");
+}

@@ -10,4 +10,5 @@
 
 pub mod concrete;
 pub mod guided;
+pub mod predict;
 pub mod symbolic;

@@ -7,6 +7,7 @@ pub mod facts;
 pub mod hunt;
 pub mod impact;
 pub mod ir;
+pub mod predict;
 pub mod rules;
 pub mod run;
 pub mod slice;

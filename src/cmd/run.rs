@@ -13,6 +13,7 @@ use explorer::concrete::{
     self, pct, pct::PctOptions, EventKind, Execution, InputFallback, InputPolicy, InputValue,
     Outcome, RunConfig, ScheduleFallback, SchedulePolicy, ThreadId, UninitPolicy, Witness,
 };
+use explorer::predict::ObservedTrace;
 use std::io::Write;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
@@ -72,6 +73,10 @@ pub struct Args {
     /// Write the witness of this run (its inputs and schedule) to FILE.
     #[arg(long, value_name = "FILE")]
     pub save_witness: Option<PathBuf>,
+    /// Write the observed trace of this run (per-thread reads, writes, synchronizations,
+    /// branch outcomes and inputs, with source lines) to FILE, for `agx predict`.
+    #[arg(long, value_name = "FILE")]
+    pub save_trace: Option<PathBuf>,
     /// Stop after N steps (visible events).
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u64>,
@@ -121,6 +126,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
         let name = args.program.file.display().to_string();
         let witness = Witness::from_execution(&name, &program, &config, &execution);
         let text = serde_json::to_string_pretty(&witness)?;
+        std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
+    }
+    if let Some(path) = &args.save_trace {
+        let name = args.program.file.display().to_string();
+        let trace = ObservedTrace::from_execution(&name, &program, &config, &execution);
+        let text = serde_json::to_string_pretty(&trace)?;
         std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
     }
     if args.format == TextOrJson::Json {
@@ -248,7 +259,8 @@ fn config(args: &Args, program: &Program) -> Result<RunConfig> {
         config.spurious_wakeups = false;
     }
     config.max_memory = args.max_memory.saturating_mul(1 << 20);
-    config.record_trace = args.trace || args.save_witness.is_some();
+    config.record_trace = args.trace || args.save_witness.is_some() || args.save_trace.is_some();
+    config.record_statements = args.save_trace.is_some();
     Ok(config)
 }
 

@@ -155,8 +155,8 @@ pub use config::{
     UninitPolicy, DEFAULT_MAX_MEMORY,
 };
 pub use outcome::{
-    BlockedThread, Bound, EventKind, Execution, InputRecord, InputSource, Outcome, RuntimeError,
-    Stats, ThreadId, TraceStep, Violation, ViolationKind,
+    BlockedThread, Bound, EventKind, Execution, InputRecord, InputSource, Outcome, RecordedValue,
+    RuntimeError, Stats, StmtNote, StmtRecord, ThreadId, TraceStep, Violation, ViolationKind,
 };
 pub use witness::{replay, InputType, Witness, WitnessInput, WITNESS_FORMAT, WITNESS_VERSION};
 

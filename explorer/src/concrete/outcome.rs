@@ -322,7 +322,7 @@ impl RuntimeError {
 
 /// A value as a run recorded it: integer bits, a pointer into a runtime object (its
 /// index and generation, as the run numbered them), or a function.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RecordedValue {
     Int(u64),
@@ -365,11 +365,12 @@ pub enum StmtNote {
         what: String,
         value: RecordedValue,
     },
-    /// A shared write.
+    /// A shared write, with the value the cell held before (`None`: no cell yet).
     Store {
         addr: RecordedValue,
         what: String,
         value: RecordedValue,
+        old: Option<RecordedValue>,
     },
     /// A synchronization: the mutex, condition or handle address it names (the first
     /// address operand), and the thread it created or joined, or a trylock's result.

@@ -4,6 +4,7 @@
 //! program from it.
 
 use super::machine::Machine;
+use super::memory::{Access, Loaded};
 use super::outcome::{RecordedValue, StmtNote, StmtRecord, ThreadId};
 use super::value::Value;
 use analysis::ir::{Stmt, StmtId, StmtKind, SyncOp, TermKind, Terminator};
@@ -13,6 +14,8 @@ use analysis::ir::{Stmt, StmtId, StmtKind, SyncOp, TermKind, Terminator};
 pub(crate) struct Before {
     addr: Option<Value>,
     value: Option<Value>,
+    /// For a store: the value the cell held before (`None`: no cell, or not readable).
+    old: Option<Value>,
 }
 
 pub(crate) fn recorded(v: Value) -> RecordedValue {
@@ -52,11 +55,16 @@ impl<'p> Machine<'p> {
             StmtKind::Load { addr, .. } => Before {
                 addr: Some(self.eval(t, addr)),
                 value: None,
+                old: None,
             },
-            StmtKind::Store { addr, value, .. } => Before {
-                addr: Some(self.eval(t, addr)),
-                value: Some(self.eval(t, value)),
-            },
+            StmtKind::Store { addr, value, ty } => {
+                let addr = self.eval(t, addr);
+                Before {
+                    addr: Some(addr),
+                    value: Some(self.eval(t, value)),
+                    old: self.peek(addr, *ty),
+                }
+            }
             StmtKind::Sync { op, .. } => {
                 let addr = op.operands().first().map(|a| self.eval(t, a));
                 let value = match op {
@@ -68,12 +76,27 @@ impl<'p> Machine<'p> {
                     SyncOp::ThreadJoin { .. } => None,
                     _ => addr,
                 };
-                Before { addr, value }
+                Before {
+                    addr,
+                    value,
+                    old: None,
+                }
             }
             _ => Before {
                 addr: None,
                 value: None,
+                old: None,
             },
+        }
+    }
+
+    /// The value at `addr` without side effects (`None` if no cell is there or the
+    /// access would fail).
+    fn peek(&self, addr: Value, ty: analysis::ir::Scalar) -> Option<Value> {
+        let (obj, offset) = self.mem.check(addr, ty.bytes(self.dm), Access::Read).ok()?;
+        match self.mem.load_checked(obj, offset, ty).ok()? {
+            Loaded::Value(v) => Some(v),
+            Loaded::Uninit => None,
         }
     }
 
@@ -88,6 +111,7 @@ impl<'p> Machine<'p> {
                 addr: recorded(addr),
                 what: self.describe_value(addr),
                 value: recorded(before.value.unwrap_or(Value::ZERO)),
+                old: before.old.map(recorded),
             },
             (StmtKind::Sync { dst, op }, addr) => {
                 let other = match (op, dst) {
