@@ -5,12 +5,15 @@
 //! static questions several commands ask (is a statement statically unreachable?).
 //!
 //! - [`location`]: the one target type, `FILE:LINE`, and its resolution to statements;
+//! - [`impact`]: change impact between two versions (`IS_fwd`, `IS_bwd`);
 //! - [`abstraction`]: the guided search's view of the rule sets' results.
 
 pub mod abstraction;
+pub mod impact;
 pub mod location;
 
 pub use abstraction::RulesAbstraction;
+pub use impact::ChangeImpact;
 pub use location::{Lines, Location};
 
 use analysis::facts::{Facts, FuncId, StmtId};
