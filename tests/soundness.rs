@@ -239,7 +239,7 @@ fn an_overlong_pre_pass_is_abandoned_at_the_deadline() {
     let _ = std::fs::remove_dir_all(&dir);
     for (run, start) in runs {
         assert!(
-            run.code == Some(0) && run.stdout.starts_with(start),
+            run.code == Some(3) && run.stdout.starts_with(start),
             "{}: {}{}",
             run.ending(),
             run.stdout,
