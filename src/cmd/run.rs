@@ -3,10 +3,12 @@
 //!
 //! The program's own output goes to stdout, byte for byte, so it can be compared with a
 //! natively compiled run; the report (outcome, trace, statistics) goes to stderr. With
-//! `--format json` stdout holds one JSON object instead. Exit codes: 0 no violation
-//! (completed, aborted, infeasible, or bound hit), 1 violation, 2 error.
+//! `--format json` stdout holds one JSON object instead. Exit codes (`cmd::exit`): 0 no
+//! violation (completed, aborted, infeasible), 1 violation, 2 error, 3 a bound stopped the
+//! run.
 
 use super::common::{InputArgs, TextOrJson};
+use super::exit::Answer;
 use analysis::ir::{stmt_text, Program, StmtRef, TermKind};
 use anyhow::{bail, Context, Result};
 use explorer::concrete::{
@@ -145,11 +147,18 @@ pub fn run(args: Args) -> Result<ExitCode> {
         let report = report(&program, &execution, args.trace);
         write_ignoring_broken_pipe(&mut std::io::stderr(), report.as_bytes())?;
     }
-    Ok(if execution.is_violation() {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(answer(&execution.outcome).into())
+}
+
+/// The exit code's answer: a violation, a run stopped by a bound (unknown), or none.
+fn answer(outcome: &Outcome) -> Answer {
+    match outcome {
+        Outcome::Violation(_) => Answer::Violation,
+        Outcome::BoundHit { .. } => Answer::Unknown,
+        Outcome::Completed { .. } | Outcome::AssumeViolated { .. } | Outcome::Aborted { .. } => {
+            Answer::NoViolation
+        }
+    }
 }
 
 /// `--schedule pct`: a PCT campaign of `--runs` runs. One run reports like any run; several
