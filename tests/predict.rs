@@ -200,7 +200,7 @@ fn s7_is_not_violated_with_context_bound_1_and_is_with_2() {
     ] {
         let trace = save_trace(file, S7_OBSERVED);
         let (code, out, err) = predict(file, &trace, &["--context-bound", "1"]);
-        assert_eq!(code, 0, "{file}: {out}{err}");
+        assert_eq!(code, 3, "bounded: {file}: {out}{err}");
         assert!(
             out.starts_with("NO VIOLATION within context bound 1"),
             "{out}"

@@ -1,8 +1,10 @@
 //! `agx predict FILE --trace T.json [--context-bound K]`: symbolic predictive analysis of
-//! an observed trace (`explorer::predict`). Exit codes: 1 a violation (predicted and
-//! replayed, or already in the observed run), 0 none (or not realizable), 2 error.
+//! an observed trace (`explorer::predict`). Exit codes (`cmd::exit`): 1 a violation
+//! (predicted and replayed, or already in the observed run), 0 none in any interleaving
+//! of the trace, 3 none within the given context bound or not realizable, 2 error.
 
 use super::common::InputArgs;
+use super::exit::Answer;
 use anyhow::{Context, Result};
 use explorer::predict::{self, ObservedTrace, PredictOptions, Prediction};
 use std::path::PathBuf;
@@ -41,14 +43,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
         let json = serde_json::to_string_pretty(witness)?;
         std::fs::write(path, json + "\n").with_context(|| format!("writing {}", path.display()))?;
     }
-    Ok(ExitCode::from(code))
+    Ok(code.into())
 }
 
-fn report(prediction: &Prediction) -> (String, u8) {
+fn report(prediction: &Prediction) -> (String, Answer) {
     match prediction {
         Prediction::Observed { location, failure } => (
             format!("VIOLATION (observed): {failure} at {location}: the trace itself fails\n"),
-            1,
+            Answer::Violation,
         ),
         Prediction::Predicted {
             location,
@@ -65,7 +67,7 @@ fn report(prediction: &Prediction) -> (String, u8) {
                      schedule: {}\n  witness: {json}\n",
                     schedule.join(",")
                 ),
-                1,
+                Answer::Violation,
             )
         }
         Prediction::NotRealizable {
@@ -79,7 +81,7 @@ fn report(prediction: &Prediction) -> (String, u8) {
                  {context_bound}), but the interleaving leaves it in the whole program: \
                  {reason}; no violation reported\n"
             ),
-            0,
+            Answer::Unknown,
         ),
         Prediction::NoViolation {
             bound: Some(k),
@@ -89,7 +91,7 @@ fn report(prediction: &Prediction) -> (String, u8) {
                 "NO VIOLATION within context bound {k}: no interleaving of the trace with at most \
                  {k} context switch(es) fails any of its {properties} assertion(s)\n"
             ),
-            0,
+            Answer::Unknown,
         ),
         Prediction::NoViolation {
             bound: None,
@@ -99,7 +101,7 @@ fn report(prediction: &Prediction) -> (String, u8) {
                 "NO VIOLATION in any interleaving of the trace (every context bound): none of \
                  its {properties} assertion(s) fails\n"
             ),
-            0,
+            Answer::NoViolation,
         ),
     }
 }
