@@ -255,3 +255,18 @@ fn a_trace_of_another_program_is_an_error() {
     assert_eq!(code, 2);
     assert!(err.contains("not an agx trace"), "{err}");
 }
+
+#[test]
+fn reorder_with_10_and_20_threads_is_predicted_from_a_passing_round_robin_run() {
+    for file in [
+        "fixtures/predict/reorder_10.c",
+        "fixtures/predict/reorder_20.c",
+    ] {
+        let trace = save_trace(file, "round-robin");
+        let (code, out, err) = predict(file, &trace, &[]);
+        assert_eq!(code, 1, "{file}: {out}{err}");
+        assert!(out.contains("at most 2 context switch"), "{out}");
+        let witness = printed_witnesses(&out)[0].to_string();
+        assert!(replays_to_violation(file, &witness), "{witness}");
+    }
+}
