@@ -122,10 +122,10 @@ impl Record {
         )
     }
 
-    /// What identifies a record across runs for `--compare`: like [`Record::key`], but a
-    /// run of verify's default strategy is known by the strategy verify reported, so that
-    /// it matches a run that named that strategy.
-    pub fn compare_key(&self) -> (String, String, String) {
+    /// Like [`Record::key`], but a run of verify's default strategy is known by the
+    /// strategy verify reported (when it finished), so that `--compare` can pair it with a
+    /// run that named that strategy.
+    pub fn resolved_key(&self) -> (String, String, String) {
         let strategy = match &self.strategy_used {
             Some(used) if self.strategy == DEFAULT_STRATEGY => used.clone(),
             _ => self.strategy.clone(),
