@@ -16,11 +16,13 @@
 //!
 //! Output: text, `--format json` (an array, one object per goal), or `--format sarif`
 //! (one result per goal with its verdict, statistics and witness as a thread flow).
-//! Exit codes: 0 nothing confirmed, 1 some goal confirmed, 2 error.
+//! Exit codes (`cmd::exit`): 0 every goal refuted, 1 some goal confirmed, 2 error,
+//! 3 nothing confirmed and some goal unknown.
 
 mod report;
 
 use super::common::{InputArgs, Seconds, TargetArgs};
+use super::exit::Answer;
 use super::warnings::{self, WarningKind};
 use crate::driver::{Budget, Driver, Lines, Location, RulesAbstraction};
 use analysis::ir::{Program, StmtId, StmtKind, StmtRef, SyncOp, TermKind};
@@ -204,14 +206,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
         ),
         Format::Text => print!("{}", report::text(program, &outcomes)),
     }
-    let confirmed = outcomes
-        .iter()
-        .any(|o| o.hunt.verdict == Verdict::Confirmed);
-    Ok(if confirmed {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(Answer::combine(outcomes.iter().map(|o| answer(o.hunt.verdict))).into())
+}
+
+/// The exit code's answer for one goal's verdict.
+fn answer(verdict: Verdict) -> Answer {
+    match verdict {
+        Verdict::Confirmed => Answer::Violation,
+        Verdict::Refuted => Answer::NoViolation,
+        Verdict::Unknown => Answer::Unknown,
+    }
 }
 
 fn config(args: &Args) -> Config {

@@ -19,10 +19,11 @@
 //!            "solver_queries", "solver_cache_hits", "solver_time_ms", "time_ms"}}
 //! ```
 //!
-//! Exit codes: 0 no violation found (`safe` or `unknown`), 1 violation, 2 error (an
-//! unsupported construct in the front end says `unsupported:` on stderr).
+//! Exit codes (`cmd::exit`): 0 `safe`, 1 `violation`, 2 error (an unsupported construct in
+//! the front end says `unsupported:` on stderr), 3 `unknown`.
 
 use super::common::{InputArgs, Seconds, TextOrJson};
+use super::exit::Answer;
 use super::{explain, witness_text};
 use crate::driver::{Budget, Driver, Location, Overrun};
 use analysis::ir::Program;
@@ -185,10 +186,16 @@ fn report(args: &Args, program: Option<&Program>, outcome: &Outcome) -> Result<E
             coloured(&to_text(program, outcome, !args.no_spurious_wakeups))
         );
     }
-    Ok(match outcome.verdict {
-        Verdict::Violation => ExitCode::from(1),
-        _ => ExitCode::SUCCESS,
-    })
+    Ok(answer(outcome.verdict).into())
+}
+
+/// The exit code's answer for a verdict.
+fn answer(verdict: Verdict) -> Answer {
+    match verdict {
+        Verdict::Violation => Answer::Violation,
+        Verdict::Safe => Answer::NoViolation,
+        Verdict::Unknown => Answer::Unknown,
+    }
 }
 
 fn config(args: &Args, driver: &Driver) -> Result<Config> {

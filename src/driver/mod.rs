@@ -5,16 +5,19 @@
 //! static questions several commands ask (is a statement statically unreachable?).
 //!
 //! - [`location`]: the one target type, `FILE:LINE`, and its resolution to statements;
+//! - [`impact`]: change impact between two versions (`IS_fwd`, `IS_bwd`);
 //! - [`abstraction`]: the guided search's view of the rule sets' results;
 //! - [`budget`]: a command's time budget, which the front end and the rule sets spend
 //!   on a worker thread abandoned at the deadline.
 
 pub mod abstraction;
 pub mod budget;
+pub mod impact;
 pub mod location;
 
 pub use abstraction::RulesAbstraction;
 pub use budget::{Budget, Overrun};
+pub use impact::ChangeImpact;
 pub use location::{Lines, Location};
 
 use analysis::facts::{Facts, FuncId, StmtId};
