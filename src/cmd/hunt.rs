@@ -175,7 +175,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Err(overrun) => {
             let file = args.input.file.display().to_string();
             print!("{}", report::pre_pass_overrun(args.format, &file, &overrun));
-            return Ok(ExitCode::SUCCESS);
+            return Ok(Answer::Unknown.into());
         }
     };
     let program = driver.program();
