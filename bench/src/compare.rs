@@ -263,11 +263,11 @@ fn ratios(out: &mut String, c: &Comparison) {
 mod tests {
     use super::*;
     use crate::results::tests::{sample_record, sample_results};
-    use crate::score::Outcome;
+    use crate::score::Correctness;
 
     fn with_status(mut r: Record, status: Status) -> Record {
         r.status = status;
-        r.outcome = Outcome::of(r.expected, status);
+        r.outcome = Correctness::of(r.expected, status);
         r.score = r.outcome.score();
         r
     }
