@@ -187,6 +187,12 @@ impl FnBuilder<'_, '_> {
             }
             "sscanf" | "fscanf" if !user_defined => return self.scanf(name, c, 1).map(Some),
             "scanf" if !user_defined => return self.scanf(name, c, 0).map(Some),
+            "sprintf" if self.l.unit.linked.contains(name) => {
+                return self.sprintf(c).map(Some);
+            }
+            "memcpy" | "memmove" | "memset" if self.l.unit.linked.contains(name) => {
+                return self.mem_call(name, c).map(Some);
+            }
             "__builtin_expect" => {
                 let v = self.rvalue(&args[0])?;
                 return Ok(Some(v));
