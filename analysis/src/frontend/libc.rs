@@ -26,6 +26,7 @@ const FILES: &[(&str, &str)] = &[
     ("stdio.c", include_str!("../../libc/stdio.c")),
     ("unistd.c", include_str!("../../libc/unistd.c")),
     ("time.c", include_str!("../../libc/time.c")),
+    ("pthread.c", include_str!("../../libc/pthread.c")),
 ];
 
 /// The directory shown for model files in locations.

@@ -33,6 +33,19 @@ const UNSUPPORTED: &[&str] = &[
     "realloc",
 ];
 
+/// Thread cancellation and its cleanup handlers (glibc's `pthread_cleanup_push` macro
+/// calls `__pthread_register_cancel`): agx does not model cancellation points.
+const CANCELLATION: &[&str] = &[
+    "pthread_cancel",
+    "pthread_setcancelstate",
+    "pthread_setcanceltype",
+    "pthread_testcancel",
+    "__pthread_register_cancel",
+    "__pthread_unregister_cancel",
+    "_pthread_cleanup_push",
+    "_pthread_cleanup_pop",
+];
+
 /// External functions that are harmless to treat as havoc even though they take
 /// pointers: attribute objects that only configure defaults agx already assumes.
 const HARMLESS: &[&str] = &[
@@ -407,6 +420,11 @@ impl FnBuilder<'_, '_> {
         if self.l.unit.linked.contains(name) {
             // Defined by agx's C library model, appended to the program.
             return Ok(None);
+        }
+        if CANCELLATION.contains(&name) {
+            return self
+                .l
+                .unsupported(c.span, format!("thread cancellation (`{name}`)"));
         }
         if UNSUPPORTED.contains(&name) || name.starts_with("__builtin_") {
             return self.l.unsupported(c.span, format!("call of `{name}`"));
