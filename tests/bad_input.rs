@@ -66,7 +66,11 @@ fn every_command_rejects_the_same_impossible_timeouts() {
     for (good, codes) in [("1000000", &[1][..]), ("0.5", &[1, 3][..])] {
         let o = agx(&["verify", PROGRAM, "--timeout", good]);
         let code = o.status.code().unwrap_or(-1);
-        assert!(codes.contains(&code), "--timeout {good}: exit {code}: {}", stderr(&o));
+        assert!(
+            codes.contains(&code),
+            "--timeout {good}: exit {code}: {}",
+            stderr(&o)
+        );
     }
 }
 
