@@ -8,6 +8,8 @@
 //! run.
 
 use super::common::{InputArgs, TextOrJson};
+use super::dot;
+use super::execution_graph::{self, GraphStep};
 use super::exit::Answer;
 use analysis::ir::{stmt_text, Program, StmtRef, TermKind};
 use anyhow::{bail, Context, Result};
@@ -61,6 +63,10 @@ pub struct Args {
     /// Write the witness of this run (its inputs and schedule) to FILE.
     #[arg(long, value_name = "FILE")]
     pub save_witness: Option<PathBuf>,
+    /// Draw the run to FILE (threads as columns, reads-from, creation and lock edges):
+    /// DOT, or SVG when FILE ends in `.svg` (needs Graphviz's `dot`).
+    #[arg(long, value_name = "FILE")]
+    pub graph: Option<PathBuf>,
     /// Stop after N steps (visible events).
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u64>,
@@ -100,6 +106,25 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let program = args.program.load()?;
     let config = config(&args, &program)?;
     let execution = concrete::run(&program, &config)?;
+    if let Some(path) = &args.graph {
+        let steps: Vec<GraphStep> = execution
+            .trace
+            .iter()
+            .map(|s| GraphStep {
+                thread: s.thread.0,
+                stmt: s.stmt,
+                ir: step_text(&program, s.stmt, s.event),
+            })
+            .collect();
+        let violation = match &execution.outcome {
+            Outcome::Violation(v) => Some(format!("VIOLATION: {}", v.message)),
+            _ => None,
+        };
+        dot::write(
+            path,
+            &execution_graph::graph(&program, &steps, violation.as_deref()),
+        )?;
+    }
     if let Some(path) = &args.save_witness {
         let name = args.program.file.display().to_string();
         let witness = Witness::from_execution(&name, &program, &config, &execution);
@@ -156,7 +181,7 @@ fn config(args: &Args, program: &Program) -> Result<RunConfig> {
         config.spurious_wakeups = false;
     }
     config.max_memory = args.max_memory.saturating_mul(1 << 20);
-    config.record_trace = args.trace || args.save_witness.is_some();
+    config.record_trace = args.trace || args.save_witness.is_some() || args.graph.is_some();
     Ok(config)
 }
 
