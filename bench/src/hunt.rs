@@ -642,7 +642,7 @@ mod tests {
     fn hunt_refuted_against_verify_false_is_wrong_without_an_expectation() {
         let mut v = verify_record("p/a", Status::False, 100, 400);
         v.expected = None;
-        v.outcome = crate::score::Outcome::of(None, Status::False);
+        v.outcome = crate::score::Correctness::of(None, Status::False);
         let mut h = hunt_record("p/a", HuntStatus::Refuted, 10, 100);
         h.expected = None;
         assert_eq!(

@@ -78,7 +78,7 @@ impl Status {
 /// The statistics verify reports; every field optional so that a missing one reads as
 /// "not reported" rather than zero.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Stats {
+pub struct VerifyStats {
     pub runs: Option<u64>,
     pub partial_runs: Option<u64>,
     pub states: Option<u64>,
@@ -98,7 +98,7 @@ pub struct VerifyOutput {
     pub witness: Option<Value>,
     pub strategy: Option<String>,
     #[serde(default)]
-    pub stats: Stats,
+    pub stats: VerifyStats,
 }
 
 /// A child's end, judged.

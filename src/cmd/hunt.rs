@@ -7,7 +7,9 @@
 //! - `--target FILE:LINE` (repeatable): all of them make *one* goal where a distinct
 //!   thread stands at each line (the paper's goal state); one target is reached when a
 //!   thread runs it (an assertion or `reach_error` line: when it fails);
-//! - `--assertions`: every assertion and `reach_error()` call, one goal each;
+//! - `--assertions`: every assertion and `reach_error()` call, one goal each; in a program
+//!   without any, undefined behaviour (as `agx verify --check memory` reports it) is the
+//!   goal, decided by the exhaustive search with memory checks;
 //! - `--sarif FILE`: every result of a SARIF 2.1.0 log (several locations or thread
 //!   flows: a race, a deadlock, or threads together);
 //! - `--warnings`: agx's own warnings (`agx warnings`), in rank order.
@@ -27,7 +29,10 @@ use crate::driver::{Budget, Driver, Lines, Location, RulesAbstraction};
 use analysis::ir::{Program, StmtId, StmtKind, StmtRef, SyncOp, TermKind};
 use anyhow::{bail, Context, Result};
 use explorer::concrete::UninitPolicy;
-use explorer::guided::{self, Config, FoundBy, Goal, GoalKind, GoalLocation, Hunt, Verdict};
+use explorer::guided::{
+    self, Config, Evidence, FoundBy, Goal, GoalKind, GoalLocation, Hunt, Verdict,
+};
+use explorer::symbolic;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -119,7 +124,37 @@ pub struct Spec {
     /// Where it came from: `--target`, `assertion`, `sarif result 2`, `warning 3`.
     pub origin: String,
     pub label: String,
-    pub goal: Result<Goal, String>,
+    pub goal: Result<Aim, String>,
+}
+
+/// What a goal asks for.
+#[derive(Clone)]
+pub enum Aim {
+    /// Threads at locations, hunted by the guided search.
+    Guided(Goal),
+    /// Undefined behaviour anywhere (`--assertions` on a program without assertions, as
+    /// `agx verify --check memory` reports it): decided by the exhaustive search with
+    /// memory checks, whose violations come with a replayed witness.
+    UndefinedBehaviour,
+}
+
+impl Spec {
+    /// The guided goal, if the goal is one.
+    pub fn guided(&self) -> Option<&Goal> {
+        match &self.goal {
+            Ok(Aim::Guided(g)) => Some(g),
+            _ => None,
+        }
+    }
+
+    /// The goal's kind in words (`reach`, `race`, ..., `undefined-behaviour`).
+    pub fn kind_name(&self) -> &'static str {
+        match &self.goal {
+            Ok(Aim::Guided(g)) => g.kind.name(),
+            Ok(Aim::UndefinedBehaviour) => "undefined-behaviour",
+            Err(_) => "?",
+        }
+    }
 }
 
 /// One goal's outcome, for the reports.
@@ -262,7 +297,8 @@ fn hunt_one(
 ) -> Result<Hunt> {
     let started = Instant::now();
     let goal = match &spec.goal {
-        Ok(g) => g,
+        Ok(Aim::Guided(g)) => g,
+        Ok(Aim::UndefinedBehaviour) => return undefined_behaviour(cfg, driver.program()),
         Err(why) => {
             return Ok(Hunt::without_search(
                 Verdict::Unknown,
@@ -311,6 +347,84 @@ fn hunt_one(
     Ok(hunt)
 }
 
+/// The undefined-behaviour goal: the exhaustive search with memory checks (misuse of
+/// memory, locks and joins, division by zero), within the round's budget. A violation
+/// it reports replays on the interpreter, so it confirms; a complete search refutes.
+fn undefined_behaviour(cfg: &Config, program: &Program) -> Result<Hunt> {
+    let started = Instant::now();
+    let mut search = symbolic::Config::default();
+    search.checks.memory = true;
+    search.timeout = Some(cfg.timeout);
+    search.max_states = cfg.exhaustive_max_states;
+    search.max_events = cfg.max_depth;
+    search.unwind = cfg.unwind;
+    search.uninit = cfg.uninit;
+    search.spurious_wakeups = cfg.spurious_wakeups;
+    search.max_memory = cfg.max_memory;
+    search.program_name = cfg.program_name.clone();
+    let outcome = symbolic::verify(program, &search).context("hunting undefined behaviour")?;
+    let mut hunt = match (outcome.verdict, outcome.violations.first()) {
+        (symbolic::Verdict::Violation, Some(found)) => {
+            let mut hunt = Hunt::without_search(
+                Verdict::Confirmed,
+                Some(FoundBy::Exhaustive),
+                String::new(),
+                started,
+            );
+            hunt.reason = None;
+            hunt.evidence = Some(evidence(found));
+            hunt
+        }
+        (symbolic::Verdict::Safe, _) => Hunt::without_search(
+            Verdict::Refuted,
+            Some(FoundBy::Exhaustive),
+            "no run has undefined behaviour (exhaustive search with memory checks, no bound hit)"
+                .into(),
+            started,
+        ),
+        _ => {
+            let why = outcome
+                .incomplete
+                .first()
+                .map_or_else(String::new, |i| format!("{}: {}", i.reason, i.detail));
+            Hunt::without_search(Verdict::Unknown, None, why, started)
+        }
+    };
+    hunt.stats.states = outcome.stats.states;
+    hunt.stats.expanded = outcome.stats.states;
+    hunt.stats.exhaustive_states = outcome.stats.states;
+    hunt.stats.solver_queries = outcome.stats.solver_queries;
+    Ok(hunt)
+}
+
+/// A violation of the exhaustive search as a confirmed goal's evidence.
+fn evidence(found: &symbolic::Found) -> Evidence {
+    Evidence {
+        witness: found.witness.clone(),
+        steps: found
+            .steps
+            .iter()
+            .map(|s| guided::Step {
+                thread: s.thread,
+                stmt: s.stmt,
+                location: s.location.clone(),
+                event: s.event.clone(),
+            })
+            .collect(),
+        goal_threads: found
+            .steps
+            .last()
+            .map(|s| (found.thread, s.stmt))
+            .into_iter()
+            .collect(),
+        blocked: Vec::new(),
+        message: format!(
+            "{} at {} (thread {})",
+            found.message, found.location, found.thread
+        ),
+    }
+}
+
 fn write_witnesses(dir: &std::path::Path, outcomes: &[GoalOutcome]) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     for (i, o) in outcomes.iter().enumerate() {
@@ -349,7 +463,14 @@ fn goals(args: &Args, driver: &Driver) -> Result<Vec<Spec>> {
             specs.push(Spec {
                 origin: "assertion".into(),
                 label,
-                goal: Ok(goal),
+                goal: Ok(Aim::Guided(goal)),
+            });
+        }
+        if program.error_sites().is_empty() {
+            specs.push(Spec {
+                origin: "no assertion: undefined behaviour".into(),
+                label: "undefined behaviour".into(),
+                goal: Ok(Aim::UndefinedBehaviour),
             });
         }
     }
@@ -362,13 +483,13 @@ fn goals(args: &Args, driver: &Driver) -> Result<Vec<Spec>> {
             specs.push(Spec {
                 origin: format!("rules {spec}"),
                 label: label.clone(),
-                goal: Ok(Goal {
+                goal: Ok(Aim::Guided(Goal {
                     kind: GoalKind::Reach,
                     locations: vec![GoalLocation {
                         stmts: vec![s],
                         label,
                     }],
-                }),
+                })),
             });
         }
     }
@@ -396,7 +517,7 @@ fn goals(args: &Args, driver: &Driver) -> Result<Vec<Spec>> {
                         .map(|l| l.to_string())
                         .collect::<Vec<_>>(),
                 ),
-                goal: Ok(Goal { kind, locations }),
+                goal: Ok(Aim::Guided(Goal { kind, locations })),
             });
         }
     }
@@ -505,7 +626,7 @@ fn target_goal(program: &Program, lines: &Lines, locations: &[Location]) -> Spec
     Spec {
         origin: "--target".into(),
         label,
-        goal: located_goal(program, lines, locations, None),
+        goal: located_goal(program, lines, locations, None).map(Aim::Guided),
     }
 }
 
@@ -536,6 +657,6 @@ fn sarif_goal(program: &Program, lines: &Lines, t: &analysis::sarif::SarifTarget
                 .unwrap_or_default()
         ),
         label,
-        goal: located_goal(program, lines, &locations, kind),
+        goal: located_goal(program, lines, &locations, kind).map(Aim::Guided),
     }
 }

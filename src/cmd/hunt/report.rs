@@ -61,7 +61,7 @@ fn stats_line(h: &Hunt) -> String {
 pub fn text(program: &Program, outcomes: &[GoalOutcome]) -> String {
     let mut s = String::new();
     for (i, o) in outcomes.iter().enumerate() {
-        let kind = o.spec.goal.as_ref().map_or("?", |g| g.kind.name());
+        let kind = o.spec.kind_name();
         let _ = writeln!(
             s,
             "goal {}: {} [{}, {}]",
@@ -131,8 +131,7 @@ pub fn text(program: &Program, outcomes: &[GoalOutcome]) -> String {
 
 fn evidence_text(program: &Program, o: &GoalOutcome, s: &mut String) {
     let Some(ev) = &o.hunt.evidence else { return };
-    let is_race =
-        matches!(&o.spec.goal, Ok(g) if g.kind == GoalKind::Race || g.kind == GoalKind::Together);
+    let is_race = matches!(o.spec.guided(), Some(g) if g.kind == GoalKind::Race || g.kind == GoalKind::Together);
     let marked = if is_race { ev.goal_threads.len() } else { 0 };
     let first_marked = ev.steps.len().saturating_sub(marked);
     let steps: Vec<witness_text::Step<'_>> = ev
@@ -163,15 +162,16 @@ pub fn json(program: &Program, outcomes: &[GoalOutcome]) -> Value {
         .enumerate()
         .map(|(i, o)| {
             let h = &o.hunt;
-            let (kind, locations) = match &o.spec.goal {
-                Ok(g) => (
+            let (kind, locations) = match o.spec.guided() {
+                Some(g) => (
                     json!(g.kind),
                     g.locations
                         .iter()
                         .map(|l| json!({"label": l.label, "stmts": l.stmts.iter().map(|s| s.to_string()).collect::<Vec<_>>()}))
                         .collect::<Vec<_>>(),
                 ),
-                Err(_) => (Value::Null, Vec::new()),
+                None if o.spec.goal.is_ok() => (json!(o.spec.kind_name()), Vec::new()),
+                None => (Value::Null, Vec::new()),
             };
             let ev = h.evidence.as_ref();
             json!({
@@ -214,10 +214,10 @@ fn source_location(program: &Program, s: StmtId) -> SourceLocation {
 }
 
 fn rule_for(o: &GoalOutcome) -> &'static str {
-    match o.spec.goal.as_ref().map(|g| g.kind) {
-        Ok(GoalKind::Race) => "agx-race",
-        Ok(GoalKind::Deadlock) => "agx-lock-order",
-        Ok(GoalKind::Reach) => "agx-assertion",
+    match o.spec.guided().map(|g| g.kind) {
+        Some(GoalKind::Race) => "agx-race",
+        Some(GoalKind::Deadlock) => "agx-lock-order",
+        Some(GoalKind::Reach) => "agx-assertion",
         _ => "agx-goal",
     }
 }
@@ -246,13 +246,13 @@ pub fn sarif(program: &Program, outcomes: &[GoalOutcome]) -> Value {
 
 fn finding(program: &Program, o: &GoalOutcome) -> Finding {
     let h = &o.hunt;
-    let locations: Vec<SourceLocation> = match &o.spec.goal {
-        Ok(g) => g
+    let locations: Vec<SourceLocation> = match o.spec.guided() {
+        Some(g) => g
             .locations
             .iter()
             .filter_map(|l| l.stmts.first().map(|&s| source_location(program, s)))
             .collect(),
-        Err(_) => Vec::new(),
+        None => Vec::new(),
     };
     // Confirmed: a problem (an alert); refuted: a check that passed, no alert; unknown:
     // undecided ("open"). SARIF gives results of kind other than `fail` level `none`.
@@ -281,7 +281,7 @@ fn finding(program: &Program, o: &GoalOutcome) -> Finding {
         .unwrap_or_default();
     let flow_message = ev.map(|e| format!("witness; inputs: {}", witness_text::inputs(&e.witness)));
     let mut properties = Map::new();
-    if let Ok(g) = &o.spec.goal {
+    if let Some(g) = o.spec.guided() {
         properties.insert("kind".into(), json!(sarif_kind(g.kind)));
     }
     properties.insert("verdict".into(), json!(h.verdict));
