@@ -117,6 +117,24 @@ fn accesses(program: &Program, steps: &[Step]) -> Vec<Access> {
         .collect()
 }
 
+/// Which write each read of a named object read from, when another thread wrote it:
+/// `(write step, read step, object name)` by index into `steps`. A schedule is one
+/// interleaving, so the last write to the same cell before a read is the one it reads.
+pub fn reads_from(program: &Program, steps: &[Step]) -> Vec<(usize, usize, String)> {
+    let acc = accesses(program, steps);
+    let mut last_write: HashMap<(analysis::ir::ObjId, u64), Access> = HashMap::new();
+    let mut edges = Vec::new();
+    for a in &acc {
+        let cell = (a.obj, a.offset);
+        if a.write {
+            last_write.insert(cell, *a);
+        } else if let Some(w) = last_write.get(&cell).filter(|w| w.thread != a.thread) {
+            edges.push((w.index, a.index, program.object(a.obj).name.clone()));
+        }
+    }
+    edges
+}
+
 /// The one-line summary, when the witness shows an interleaving on a named object.
 pub fn summary(program: &Program, steps: &[Step], failing: u32) -> Option<String> {
     let names = thread_functions(program, steps);

@@ -20,6 +20,7 @@
 //! 3 nothing confirmed and some goal unknown.
 
 mod report;
+mod watch;
 
 use super::common::{InputArgs, Seconds, TargetArgs};
 use super::exit::Answer;
@@ -75,6 +76,14 @@ pub struct Args {
     /// rounds): more than 0, at most 1000000, fractions allowed.
     #[arg(long, value_name = "SECS", default_value = "60")]
     pub timeout: Seconds,
+    /// Seconds for the whole hunt: the front end, the analyses and every goal's rounds
+    /// (goals not decided by then are UNKNOWN naming the timeout). Default: no overall
+    /// limit besides `--timeout` per goal.
+    #[arg(long, value_name = "SECS")]
+    pub total_timeout: Option<Seconds>,
+    /// No progress line on stderr (it is shown only when stderr is a terminal).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
     /// Cut paths where a loop runs more than K iterations or a function recurses more
     /// than K times.
     #[arg(long, value_name = "K")]
@@ -110,6 +119,7 @@ pub enum Format {
 }
 
 /// A goal as the user gave it, resolved to statements (or why it cannot be).
+#[derive(Clone)]
 pub struct Spec {
     /// Where it came from: `--target`, `assertion`, `sarif result 2`, `warning 3`.
     pub origin: String,
@@ -118,6 +128,7 @@ pub struct Spec {
 }
 
 /// What a goal asks for.
+#[derive(Clone)]
 pub enum Aim {
     /// Threads at locations, hunted by the guided search.
     Guided(Goal),
@@ -156,11 +167,17 @@ pub struct GoalOutcome {
 const PRE_PASS: &str = "the front end and the pre-pass (goals, rule sets)";
 
 pub fn run(args: Args) -> Result<ExitCode> {
+    let started = Instant::now();
+    let total = args.total_timeout.map(Seconds::duration);
+    // SIGINT/SIGTERM from here on report the results so far (`watch`).
+    bench::child::install_interrupt_handler().context("installing the SIGINT handler")?;
     // Every goal's budget (`--timeout`) counts from the start of the command: the front
     // end and the rule sets behind the goals and the abstraction (on a worker abandoned at
     // the deadline) are spent from each goal's budget, a goal's slice from its own.
-    let budget = Budget::start(Some(args.timeout.duration()));
+    let pre_pass_limit = total.map_or(args.timeout.duration(), |t| t.min(args.timeout.duration()));
+    let budget = Budget::start(Some(pre_pass_limit));
     let worker_args = args.clone();
+    let spinner = watch::stage_spinner(!args.quiet, PRE_PASS);
     let prepared = budget.run(PRE_PASS, move || -> Result<(Arc<Driver>, Vec<Spec>)> {
         let driver = Driver::new(worker_args.input.load()?);
         let specs = goals(&worker_args, &driver)?;
@@ -170,6 +187,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
         driver.analysis();
         Ok((Arc::new(driver), specs))
     })?;
+    if let Some(bar) = spinner {
+        bar.finish_and_clear();
+    }
     let (driver, specs) = match prepared {
         Ok(prepared) => prepared?,
         Err(overrun) => {
@@ -181,12 +201,35 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let program = driver.program();
     let abs = driver.abstraction();
     let mut cfg = config(&args);
-    cfg.timeout = budget.left().unwrap_or_default();
+    cfg.timeout = args.timeout.duration().saturating_sub(started.elapsed());
+    let watch = watch::Watch::new(started, specs.len(), !args.quiet, total);
     // A goal's slice does not change between rounds: computed once, on its first round.
     let mut slices: Vec<Option<BTreeSet<StmtId>>> = vec![None; specs.len()];
-    let hunts = guided::hunt_in_rounds(specs.len(), &cfg, args.first, |i, cfg| {
-        hunt_one(cfg, &driver, &abs, &specs[i], &mut slices[i])
+    let hunts = std::thread::scope(|scope| {
+        scope.spawn(|| watch.watch(program, &specs, args.format));
+        let hunts = guided::hunt_in_rounds(specs.len(), &cfg, args.first, |i, cfg| {
+            let round_started = Instant::now();
+            let hunt = match watch.before_round(i, &specs[i].label) {
+                Ok(None) => hunt_one(cfg, &driver, &abs, &specs[i], &mut slices[i])?,
+                Ok(Some(left)) => {
+                    let mut capped = cfg.clone();
+                    capped.timeout = cfg.timeout.min(left);
+                    hunt_one(&capped, &driver, &abs, &specs[i], &mut slices[i])?
+                }
+                Err(reason) => Hunt::without_search(Verdict::Unknown, None, reason, round_started),
+            };
+            watch.after_round(i, &hunt);
+            Ok::<Hunt, anyhow::Error>(hunt)
+        });
+        watch.stop();
+        hunts
     })?;
+    if !watch.claim_report() {
+        // The watcher is printing the interrupted hunt's report and ends the process.
+        loop {
+            std::thread::park();
+        }
+    }
     let outcomes: Vec<GoalOutcome> = specs
         .into_iter()
         .zip(hunts)
@@ -195,18 +238,25 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if let Some(dir) = &args.witness_dir {
         write_witnesses(dir, &outcomes)?;
     }
-    match args.format {
+    Ok(print_report(program, &outcomes, args.format)?.into())
+}
+
+/// Prints the report in `format`; returns the answer its exit code gives.
+fn print_report(program: &Program, outcomes: &[GoalOutcome], format: Format) -> Result<Answer> {
+    match format {
         Format::Json => println!(
             "{}",
-            serde_json::to_string_pretty(&report::json(program, &outcomes))?
+            serde_json::to_string_pretty(&report::json(program, outcomes))?
         ),
         Format::Sarif => println!(
             "{}",
-            serde_json::to_string_pretty(&report::sarif(program, &outcomes))?
+            serde_json::to_string_pretty(&report::sarif(program, outcomes))?
         ),
-        Format::Text => print!("{}", report::text(program, &outcomes)),
+        Format::Text => print!("{}", report::text(program, outcomes)),
     }
-    Ok(Answer::combine(outcomes.iter().map(|o| answer(o.hunt.verdict))).into())
+    Ok(Answer::combine(
+        outcomes.iter().map(|o| answer(o.hunt.verdict)),
+    ))
 }
 
 /// The exit code's answer for one goal's verdict.

@@ -2,6 +2,8 @@
 
 pub mod bench;
 pub mod common;
+pub mod dot;
+pub mod execution_graph;
 pub mod exit;
 pub mod explain;
 pub mod facts;

@@ -8,6 +8,8 @@
 //! run.
 
 use super::common::{InputArgs, TextOrJson};
+use super::dot;
+use super::execution_graph::{self, GraphStep};
 use super::exit::Answer;
 use analysis::ir::{stmt_text, Program, StmtRef, TermKind};
 use anyhow::{bail, Context, Result};
@@ -79,6 +81,10 @@ pub struct Args {
     /// branch outcomes and inputs, with source lines) to FILE, for `agx predict`.
     #[arg(long, value_name = "FILE")]
     pub save_trace: Option<PathBuf>,
+    /// Draw the run to FILE (threads as columns, reads-from, creation and lock edges):
+    /// DOT, or SVG when FILE ends in `.svg` (needs Graphviz's `dot`).
+    #[arg(long, value_name = "FILE")]
+    pub graph: Option<PathBuf>,
     /// Stop after N steps (visible events).
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u64>,
@@ -124,6 +130,25 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     let config = config(&args, &program)?;
     let execution = concrete::run(&program, &config)?;
+    if let Some(path) = &args.graph {
+        let steps: Vec<GraphStep> = execution
+            .trace
+            .iter()
+            .map(|s| GraphStep {
+                thread: s.thread.0,
+                stmt: s.stmt,
+                ir: step_text(&program, s.stmt, s.event),
+            })
+            .collect();
+        let violation = match &execution.outcome {
+            Outcome::Violation(v) => Some(format!("VIOLATION: {}", v.message)),
+            _ => None,
+        };
+        dot::write(
+            path,
+            &execution_graph::graph(&program, &steps, violation.as_deref()),
+        )?;
+    }
     if let Some(path) = &args.save_witness {
         let name = args.program.file.display().to_string();
         let witness = Witness::from_execution(&name, &program, &config, &execution);
@@ -268,7 +293,10 @@ fn config(args: &Args, program: &Program) -> Result<RunConfig> {
         config.spurious_wakeups = false;
     }
     config.max_memory = args.max_memory.saturating_mul(1 << 20);
-    config.record_trace = args.trace || args.save_witness.is_some() || args.save_trace.is_some();
+    config.record_trace = args.trace
+        || args.save_witness.is_some()
+        || args.save_trace.is_some()
+        || args.graph.is_some();
     config.record_statements = args.save_trace.is_some();
     Ok(config)
 }

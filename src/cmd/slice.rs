@@ -3,7 +3,8 @@
 //! dropped with a reason, the rest by cost: abstract-trace length, threads involved,
 //! slice size).
 
-use super::common::{InputArgs, TargetArgs};
+use super::common::{source_line, InputArgs, TargetArgs};
+use super::dot;
 use super::rules::load_facts;
 use crate::driver::{self, Lines, Location};
 use analysis::facts::{Facts, FuncId, StmtId};
@@ -13,6 +14,7 @@ use rules::Analysis;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
@@ -27,6 +29,10 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Also draw the abstract systems to FILE: DOT, or SVG when FILE ends in `.svg`
+    /// (needs Graphviz's `dot`).
+    #[arg(long, value_name = "FILE")]
+    pub graph: Option<PathBuf>,
 }
 
 /// `--format` of `agx slice`.
@@ -61,6 +67,9 @@ struct NodeOut {
     stmt: String,
     location: String,
     roles: Vec<&'static str>,
+    /// The source line, for the graph (the JSON has it in `location`).
+    #[serde(skip)]
+    line: Option<Line>,
 }
 
 #[derive(Serialize)]
@@ -133,9 +142,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .map(|loc| report(&facts, &lines, &analysis, loc))
         .collect();
     rank(&mut reports);
+    if let Some(path) = &args.graph {
+        dot::write(path, &graph(&reports))?;
+    }
     match args.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&reports)?),
-        Format::Dot => print!("{}", dot(&reports)),
+        Format::Dot => print!("{}", graph(&reports).render()),
         Format::Text => print!("{}", text(&reports)),
     }
     Ok(ExitCode::SUCCESS)
@@ -188,11 +200,20 @@ fn label(facts: &Facts, s: StmtId) -> String {
 }
 
 fn describe_system(facts: &Facts, system: &AbstractSystem, r: &mut TargetReport) {
+    let stmt_lines = facts.stmt_lines();
     for (s, roles) in &system.nodes {
         r.abstract_nodes.push(NodeOut {
             stmt: s.to_string(),
             location: facts.stmt_label(*s).to_string(),
             roles: roles.iter().map(|x| x.name()).collect(),
+            line: stmt_lines
+                .get(s.index())
+                .copied()
+                .flatten()
+                .map(|(f, line)| Line {
+                    file: facts.names.files[f.index()].clone(),
+                    line,
+                }),
         });
     }
     for &(a, b, kind) in &system.edges {
@@ -312,33 +333,94 @@ fn ranking_text(reports: &[TargetReport]) -> String {
     out
 }
 
-fn dot(reports: &[TargetReport]) -> String {
-    let mut out =
-        String::from("digraph abstract_system {\n  node [shape=box, fontname=monospace];\n");
+/// The abstract systems as a graph: one box per target, one node per source line (the
+/// statements of a line merged, with their roles), edges between lines.
+fn graph(reports: &[TargetReport]) -> dot::Graph {
+    let mut graph = dot::Graph {
+        name: "abstract_system".into(),
+        attrs: vec![
+            ("labelloc", "b".into()),
+            ("label", LEGEND.into()),
+            ("fontname", "monospace".into()),
+        ],
+        node_attrs: vec![("shape", "box".into()), ("fontname", "monospace".into())],
+        ..dot::Graph::default()
+    };
     for (i, r) in reports.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "  subgraph cluster_{i} {{\n    label=\"{}\";",
-            r.location
-        );
+        let target_file = r.location.rsplit_once(':').map_or("", |(f, _)| f);
+        let mut lines: BTreeMap<(String, u32), BTreeSet<&'static str>> = BTreeMap::new();
+        let mut line_of: HashMap<&str, (String, u32)> = HashMap::new();
         for n in &r.abstract_nodes {
-            let _ = writeln!(
-                out,
-                "    t{i}_{} [label=\"{}\\n{}\"];",
-                n.stmt,
-                n.location.replace('"', "'"),
-                n.roles.join(", ")
-            );
+            let Some(at) = n.line.clone() else { continue };
+            let key = (at.file, at.line);
+            lines.entry(key.clone()).or_default().extend(&n.roles);
+            line_of.insert(&n.stmt, key);
         }
+        let id = |(file, line): &(String, u32)| format!("t{i}:{file}:{line}");
+        let nodes = lines
+            .iter()
+            .map(|(key, roles)| line_node(id(key), key, roles, target_file))
+            .collect();
+        let mut source = r.location.clone();
+        if let Some((file, line)) = r.location.rsplit_once(':') {
+            if let Some(text) = line.parse().ok().and_then(|l| source_line(file, l)) {
+                source = format!("{source}: {}", text.trim());
+            }
+        }
+        graph.clusters.push(dot::Cluster {
+            label: format!("target {source}"),
+            attrs: vec![("labeljust", "l".into()), ("labelloc", "t".into())],
+            nodes,
+        });
+        let mut edges = BTreeSet::new();
         for e in &r.abstract_edges {
-            let style = match e.kind {
-                EdgeKind::Flow => "solid",
-                EdgeKind::Call => "dashed",
+            let (Some(from), Some(to)) = (line_of.get(e.from.as_str()), line_of.get(e.to.as_str()))
+            else {
+                continue;
             };
-            let _ = writeln!(out, "    t{i}_{} -> t{i}_{} [style={style}];", e.from, e.to);
+            if from != to {
+                edges.insert((id(from), id(to), e.kind == EdgeKind::Call));
+            }
         }
-        out.push_str("  }\n");
+        graph
+            .edges
+            .extend(edges.into_iter().map(|(from, to, call)| dot::Edge {
+                from,
+                to,
+                attrs: vec![("style", if call { "dashed" } else { "solid" }.into())],
+            }));
     }
-    out.push_str("}\n");
-    out
+    graph
+}
+
+/// What the picture's shapes mean, printed under it.
+const LEGEND: &str = "one box per source line with the roles of its statements in the \
+abstract system\nred: the target; solid edge: a path within a function; dashed edge: a call \
+or a thread's start";
+
+fn line_node(
+    id: String,
+    (file, line): &(String, u32),
+    roles: &BTreeSet<&'static str>,
+    target_file: &str,
+) -> dot::Node {
+    let place = if file == target_file {
+        format!("line {line}")
+    } else {
+        format!("{file}:{line}")
+    };
+    let text = source_line(file, *line).map_or(String::new(), |t| dot::shorten(t.trim()));
+    let mut attrs = Vec::new();
+    if roles.contains("target") {
+        attrs.push(("color", "red".to_string()));
+        attrs.push(("penwidth", "2".to_string()));
+    }
+    dot::Node {
+        id,
+        label: vec![
+            format!("{place}: {text}"),
+            roles.iter().copied().collect::<Vec<_>>().join(", "),
+        ],
+        attrs,
+    }
 }

@@ -23,8 +23,9 @@
 //! the front end says `unsupported:` on stderr), 3 `unknown`.
 
 use super::common::{InputArgs, Seconds, TextOrJson};
+use super::execution_graph::{self, GraphStep};
 use super::exit::Answer;
-use super::{explain, witness_text};
+use super::{dot, explain, witness_text};
 use crate::driver::{Budget, Driver, Location, Overrun};
 use analysis::ir::Program;
 use anyhow::{Context, Result};
@@ -89,6 +90,11 @@ pub struct Args {
     /// the backtrack points (the paper's repair: more pruning, sometimes more runs).
     #[arg(long, default_value = "strict", value_name = "strict|add")]
     pub repair: explorer::symbolic::Repair,
+    /// Draw the first violation's execution to FILE (threads as columns, reads-from,
+    /// creation and lock edges): DOT, or SVG when FILE ends in `.svg` (needs Graphviz's
+    /// `dot`). Nothing is written without a violation.
+    #[arg(long, value_name = "FILE")]
+    pub graph: Option<PathBuf>,
     /// Write the witness (agx-witness JSON) of the first violation to FILE.
     #[arg(long, value_name = "FILE")]
     pub witness_out: Option<PathBuf>,
@@ -175,6 +181,24 @@ fn report(args: &Args, program: Option<&Program>, outcome: &Outcome) -> Result<E
     if let (Some(path), Some(found)) = (&args.witness_out, outcome.violations.first()) {
         let text = serde_json::to_string_pretty(&found.witness)?;
         std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    if let (Some(path), Some(found), Some(program)) =
+        (&args.graph, outcome.violations.first(), program)
+    {
+        let steps: Vec<GraphStep> = found
+            .steps
+            .iter()
+            .map(|s| GraphStep {
+                thread: s.thread,
+                stmt: s.stmt,
+                ir: s.text.clone(),
+            })
+            .collect();
+        let violation = format!("VIOLATION: {}", found.message);
+        dot::write(
+            path,
+            &execution_graph::graph(program, &steps, Some(&violation)),
+        )?;
     }
     if args.format == TextOrJson::Json {
         println!("{}", serde_json::to_string(&to_json(program, outcome))?);

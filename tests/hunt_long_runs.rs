@@ -1,0 +1,165 @@
+//! A long `agx hunt`: `--total-timeout` bounds the whole command, SIGINT ends it with the
+//! report of the results so far (UNKNOWN naming the interruption, exit 3), and the
+//! progress line shows on a terminal only.
+
+mod common;
+
+use common::{agx_bin, project_root};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A program whose assertion holds, with enough lock interleavings (3 threads, 40
+/// critical sections each) that refuting it takes far longer than these tests wait.
+const SLOW: &str = r#"#include <assert.h>
+#include <pthread.h>
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+int counter = 0;
+void *work(void *arg) {
+    for (int i = 0; i < 40; i++) {
+        pthread_mutex_lock(&m);
+        counter = counter + 1;
+        pthread_mutex_unlock(&m);
+    }
+    return 0;
+}
+int main(void) {
+    pthread_t a, b, c;
+    pthread_create(&a, 0, work, 0);
+    pthread_create(&b, 0, work, 0);
+    pthread_create(&c, 0, work, 0);
+    pthread_join(a, 0);
+    pthread_join(b, 0);
+    pthread_join(c, 0);
+    assert(counter == 120);
+    return 0;
+}
+"#;
+
+fn slow_program(name: &str) -> PathBuf {
+    let dir = project_root()
+        .join("target")
+        .join(format!("hunt-long-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("slow.c");
+    std::fs::write(&file, SLOW).unwrap();
+    file
+}
+
+fn hunt_args(file: &Path, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "hunt",
+        file.to_str().unwrap(),
+        "--assertions",
+        "--jobs",
+        "1",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args
+}
+
+#[test]
+fn total_timeout_bounds_the_whole_hunt() {
+    let file = slow_program("total");
+    let started = Instant::now();
+    let o = Command::new(agx_bin())
+        .args(hunt_args(
+            &file,
+            &["--total-timeout", "1.5", "--timeout", "600"],
+        ))
+        .current_dir(project_root())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let secs = started.elapsed().as_secs_f64();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(3), "{out}");
+    assert!(
+        out.contains("UNKNOWN: timeout: the overall time budget (--total-timeout 1.500 s) ran out"),
+        "{out}"
+    );
+    assert!(secs < 15.0, "took {secs:.1} s");
+    // Not a terminal: no progress line.
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("hunt ["), "{err}");
+}
+
+#[test]
+fn sigint_reports_the_results_so_far() {
+    let file = slow_program("sigint");
+    let child = Command::new(agx_bin())
+        .args(hunt_args(&file, &["--format", "json", "--timeout", "600"]))
+        .current_dir(project_root())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    // SAFETY: signals our own child, still running (it takes minutes).
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let started = Instant::now();
+    let o = child.wait_with_output().unwrap();
+    let secs = started.elapsed().as_secs_f64();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(secs < 5.0, "the report took {secs:.1} s after SIGINT");
+    let goals: serde_json::Value = serde_json::from_str(&out).expect("hunt's JSON");
+    let goal = &goals[0];
+    assert_eq!(goal["verdict"], "unknown", "{out}");
+    assert!(
+        goal["reason"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("interrupted: SIGINT or SIGTERM after"),
+        "{out}"
+    );
+}
+
+#[test]
+fn progress_shows_on_a_terminal_unless_quiet() {
+    // `script` gives agx a terminal; without it (not util-linux) this cannot be checked.
+    let Ok(which) = Command::new("sh")
+        .args(["-c", "command -v script"])
+        .output()
+    else {
+        return;
+    };
+    if !which.status.success() {
+        eprintln!("SKIPPED progress_shows_on_a_terminal_unless_quiet: no `script` command");
+        return;
+    }
+    let file = slow_program("progress");
+    let run = |quiet: bool| {
+        let mut args = hunt_args(&file, &["--total-timeout", "1"]);
+        if quiet {
+            args.push("--quiet".into());
+        }
+        let line = format!("{} {}", agx_bin().display(), args.join(" "));
+        let o = Command::new("script")
+            .args(["-qec", &line, "/dev/null"])
+            .current_dir(project_root())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let shown = run(false);
+    assert!(
+        shown.contains("decided") && shown.contains("round 1") && shown.contains("goal 1:"),
+        "{shown}"
+    );
+    let quiet = run(true);
+    assert!(!quiet.contains("decided"), "{quiet}");
+    assert!(quiet.contains("1 goal(s): 0 confirmed"), "{quiet}");
+}

@@ -1,0 +1,243 @@
+//! agx's JSON outputs validate against their schemas in docs/schemas (JSON Schema 2020-12,
+//! with `$ref`s between the files resolved from that folder): verify's and hunt's reports,
+//! witnesses, and bench's results file, each written by the real binary on fixtures.
+
+mod common;
+
+use common::{agx_bin, project_root};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+/// Resolves a schema's `$ref` to another file of docs/schemas by its file name.
+struct SchemaFolder;
+
+impl jsonschema::Retrieve for SchemaFolder {
+    fn retrieve(
+        &self,
+        uri: &jsonschema::Uri<String>,
+    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        let name = uri.path().as_str().rsplit('/').next().unwrap_or_default();
+        let text = std::fs::read_to_string(project_root().join("docs/schemas").join(name))?;
+        Ok(serde_json::from_str(&text)?)
+    }
+}
+
+fn validator(schema: &str) -> jsonschema::Validator {
+    let text = std::fs::read_to_string(project_root().join("docs/schemas").join(schema))
+        .expect("the schema file");
+    let schema: Value = serde_json::from_str(&text).expect("the schema is JSON");
+    jsonschema::options()
+        .with_retriever(SchemaFolder)
+        .build(&schema)
+        .expect("the schema compiles")
+}
+
+/// Every schema error of `instance`, one line each.
+fn errors(schema: &str, instance: &Value) -> Vec<String> {
+    validator(schema)
+        .iter_errors(instance)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect()
+}
+
+fn assert_valid(schema: &str, instance: &Value, what: &str) {
+    let errs = errors(schema, instance);
+    assert!(
+        errs.is_empty(),
+        "{what} against {schema}: {errs:#?}\n{instance:#}"
+    );
+}
+
+/// stdout of `agx args` as JSON, with the exit code checked.
+fn agx_json(args: &[&str], code: i32) -> Value {
+    let o = Command::new(agx_bin())
+        .args(args)
+        .current_dir(project_root())
+        .stdin(Stdio::null())
+        .output()
+        .expect("agx runs");
+    assert_eq!(
+        o.status.code(),
+        Some(code),
+        "agx {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).expect("JSON on stdout")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = project_root()
+        .join("target")
+        .join(format!("json-schemas-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn read_json(path: &PathBuf) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("written")).expect("JSON")
+}
+
+#[test]
+fn verify_reports_and_their_witnesses() {
+    let dir = scratch("verify");
+    let witness = dir.join("w.json");
+    let w = witness.to_str().unwrap();
+    let cases: [(&[&str], i32); 4] = [
+        (&["fixtures/verify/race_counter.c", "--witness-out", w], 1),
+        (&["fixtures/verify/lock_counter.c"], 0),
+        (&["fixtures/verify/unwind_unknown.c", "--unwind", "3"], 3),
+        (
+            &[
+                "fixtures/verify/race_counter.c",
+                "--all",
+                "--strategy",
+                "dpor",
+            ],
+            1,
+        ),
+    ];
+    for (args, code) in cases {
+        let report = agx_json(&[&["verify"], args, &["--format", "json"]].concat(), code);
+        assert_valid("verify-report.schema.json", &report, &format!("{args:?}"));
+    }
+    assert_valid(
+        "agx-witness.schema.json",
+        &read_json(&witness),
+        "race witness",
+    );
+    // A witness with an input, and one saved by `agx run`.
+    agx_json(
+        &[
+            "verify",
+            "fixtures/verify/input_bug.c",
+            "--format",
+            "json",
+            "--witness-out",
+            w,
+        ],
+        1,
+    );
+    let input_witness = read_json(&witness);
+    assert!(
+        input_witness["inputs"][0]["value"].is_i64(),
+        "{input_witness}"
+    );
+    assert_valid("agx-witness.schema.json", &input_witness, "input witness");
+    let o = Command::new(agx_bin())
+        .args(["run", "fixtures/verify/lock_counter.c", "--save-witness", w])
+        .current_dir(project_root())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert_valid(
+        "agx-witness.schema.json",
+        &read_json(&witness),
+        "run witness",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn hunt_reports() {
+    let cases: [(&[&str], i32); 3] = [
+        (&["fixtures/verify/race_counter.c", "--assertions"], 1),
+        (&["fixtures/hunt/deadlock.c", "--warnings"], 1),
+        (
+            &[
+                "fixtures/verify/unwind_unknown.c",
+                "--assertions",
+                "--unwind",
+                "3",
+            ],
+            3,
+        ),
+    ];
+    for (args, code) in cases {
+        let report = agx_json(
+            &[&["hunt"], args, &["--format", "json", "--jobs", "1"]].concat(),
+            code,
+        );
+        assert_valid("hunt-report.schema.json", &report, &format!("{args:?}"));
+    }
+}
+
+#[test]
+fn bench_results_file() {
+    let dir = scratch("bench");
+    for fixture in ["race_counter.c", "lock_counter.c"] {
+        std::fs::copy(
+            project_root().join("fixtures/verify").join(fixture),
+            dir.join(fixture),
+        )
+        .unwrap();
+    }
+    let out = dir.join("results.json");
+    let o = Command::new(agx_bin())
+        .args([
+            "bench",
+            dir.to_str().unwrap(),
+            "--timeout",
+            "20",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .current_dir(project_root())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let results = read_json(&out);
+    assert_eq!(
+        results["records"].as_array().map(Vec::len),
+        Some(2),
+        "{results}"
+    );
+    assert_valid("bench-results.schema.json", &results, "bench results");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_schemas_reject_what_agx_does_not_write() {
+    let witness = serde_json::json!({
+        "format": "agx-witness", "version": 1, "program": "a.c", "data_model": "ilp32",
+        "uninit": "nondet", "inputs": [{"value": 3, "type": "i32"}], "schedule": [0, 1],
+    });
+    assert_valid("agx-witness.schema.json", &witness, "a minimal witness");
+    for (field, bad) in [
+        ("version", serde_json::json!(2)),
+        ("data_model", serde_json::json!("ilp64")),
+        ("schedule", serde_json::json!([-1])),
+        ("inputs", serde_json::json!([{"value": 3, "type": "float"}])),
+        ("extra", serde_json::json!(true)),
+    ] {
+        let mut w = witness.clone();
+        w[field] = bad;
+        assert!(
+            !errors("agx-witness.schema.json", &w).is_empty(),
+            "{field} accepted: {w}"
+        );
+    }
+    // A report whose witness breaks its schema breaks the report's (the $ref resolves).
+    let report = agx_json(
+        &[
+            "verify",
+            "fixtures/verify/race_counter.c",
+            "--format",
+            "json",
+        ],
+        1,
+    );
+    let mut broken = report.clone();
+    broken["witness"]["version"] = serde_json::json!(7);
+    assert!(!errors("verify-report.schema.json", &broken).is_empty());
+    let mut broken = report;
+    broken["verdict"] = serde_json::json!("maybe");
+    assert!(!errors("verify-report.schema.json", &broken).is_empty());
+}
