@@ -61,10 +61,12 @@ fn every_command_rejects_the_same_impossible_timeouts() {
     // svcomp and bench refuse a memory limit agx verify cannot start under.
     let o = agx(&["svcomp", "--property", &prp, PROGRAM, "--memory", "100"]);
     assert_error(&o, "minimum of 256 MiB", "svcomp --memory 100");
-    // The largest accepted value and a fraction are fine (verify ends long before).
-    for good in ["1000000", "0.5"] {
+    // The largest accepted value and a fraction are accepted: the violation is found, or
+    // (a fraction on a loaded machine) the budget runs out; never a usage error.
+    for (good, codes) in [("1000000", &[1][..]), ("0.5", &[1, 3][..])] {
         let o = agx(&["verify", PROGRAM, "--timeout", good]);
-        assert_eq!(o.status.code(), Some(1), "--timeout {good}: {}", stderr(&o));
+        let code = o.status.code().unwrap_or(-1);
+        assert!(codes.contains(&code), "--timeout {good}: exit {code}: {}", stderr(&o));
     }
 }
 

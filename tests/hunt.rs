@@ -15,7 +15,7 @@ fn agx(args: &[&str]) -> (Option<i32>, String) {
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     let run = process::run(&agx_bin(), &args, &project_root(), Duration::from_secs(300));
     assert!(
-        matches!(run.code, Some(0) | Some(1)),
+        matches!(run.code, Some(0) | Some(1) | Some(3)),
         "agx {args:?} failed ({}): {}",
         run.ending(),
         run.stderr
@@ -354,4 +354,33 @@ fn hunt_without_goals_is_an_error() {
     let run = process::run(&agx_bin(), &args, &project_root(), Duration::from_secs(60));
     assert_eq!(run.code, Some(2));
     assert!(run.stderr.contains("no goals"), "{}", run.stderr);
+}
+
+#[test]
+fn without_assertions_undefined_behaviour_is_the_goal() {
+    let file = "fixtures/hunt/undefined_behaviour.c";
+    let goals = hunt(file, &["--assertions"]);
+    assert_eq!(goals.len(), 1, "{goals:?}");
+    let g = &goals[0];
+    assert_eq!(g["kind"], "undefined-behaviour", "{g}");
+    assert_eq!(g["verdict"], "confirmed", "{g}");
+    assert!(
+        g["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("null pointer dereference at fixtures/hunt/undefined_behaviour.c:23"),
+        "{g}"
+    );
+    let replayed = replay(file, &g["witness"], "undefined-behaviour");
+    let outcome = &replayed["outcome"];
+    assert_eq!(outcome["kind"], "null_dereference", "{outcome}");
+    assert_eq!(
+        outcome["location"], "fixtures/hunt/undefined_behaviour.c:23",
+        "{outcome}"
+    );
+
+    let clean = hunt("fixtures/hunt/no_undefined_behaviour.c", &["--assertions"]);
+    assert_eq!(clean.len(), 1, "{clean:?}");
+    assert_eq!(clean[0]["verdict"], "refuted", "{}", clean[0]);
+    assert_eq!(clean[0]["found_by"], "exhaustive", "{}", clean[0]);
 }

@@ -83,32 +83,30 @@ impl Comparison {
     }
 }
 
-/// Compares two runs.
+/// Compares two runs. A new record is paired with the old record of the same task,
+/// property and requested strategy; failing that, with the old record whose resolved
+/// strategy (what verify reported using for its default) is the same, so a run of the
+/// default strategy compares with one that named it.
 pub fn compare(old: &Results, new: &Results) -> Comparison {
-    let old_by_key: BTreeMap<Key, &Record> =
-        old.records.iter().map(|r| (r.compare_key(), r)).collect();
-    let new_keys: BTreeSet<Key> = new.records.iter().map(Record::compare_key).collect();
+    let by_key: BTreeMap<Key, &Record> = old.records.iter().map(|r| (r.key(), r)).collect();
+    let by_resolved: BTreeMap<Key, &Record> =
+        old.records.iter().map(|r| (r.resolved_key(), r)).collect();
     let mut c = Comparison::default();
-    for r in &old.records {
-        c.tallies
-            .entry(r.compare_key().2)
-            .or_default()
-            .0
-            .add(r.expected, r.status);
-        if !new_keys.contains(&r.compare_key()) {
-            c.only_old.push(label(r));
-        }
-    }
+    let mut paired: BTreeSet<Key> = BTreeSet::new();
     for n in &new.records {
         c.tallies
-            .entry(n.compare_key().2)
+            .entry(n.strategy.clone())
             .or_default()
             .1
             .add(n.expected, n.status);
-        let Some(o) = old_by_key.get(&n.compare_key()) else {
+        let partner = by_key
+            .get(&n.key())
+            .or_else(|| by_resolved.get(&n.resolved_key()));
+        let Some(o) = partner else {
             c.only_new.push(label(n));
             continue;
         };
+        paired.insert(o.key());
         if o.status != n.status {
             classify_change(&mut c, o, n);
         }
@@ -119,6 +117,16 @@ pub fn compare(old: &Results, new: &Results) -> Comparison {
                 runs: (o.runs, n.runs),
                 time_ms: (o.wall_time_ms, n.wall_time_ms),
             });
+        }
+    }
+    for r in &old.records {
+        c.tallies
+            .entry(r.strategy.clone())
+            .or_default()
+            .0
+            .add(r.expected, r.status);
+        if !paired.contains(&r.key()) {
+            c.only_old.push(label(r));
         }
     }
     c
@@ -255,11 +263,11 @@ fn ratios(out: &mut String, c: &Comparison) {
 mod tests {
     use super::*;
     use crate::results::tests::{sample_record, sample_results};
-    use crate::score::Outcome;
+    use crate::score::Correctness;
 
     fn with_status(mut r: Record, status: Status) -> Record {
         r.status = status;
-        r.outcome = Outcome::of(r.expected, status);
+        r.outcome = Correctness::of(r.expected, status);
         r.score = r.outcome.score();
         r
     }
@@ -277,6 +285,27 @@ mod tests {
         assert_eq!(c.ratios.len(), 2);
         assert_eq!(c.median_runs_ratio(), Some(1.0));
         assert_eq!(c.median_time_ratio(), Some(1.0));
+    }
+
+    #[test]
+    fn runs_of_the_default_strategy_pair_whatever_verify_reported() {
+        // A killed or failed run has no `strategy_used`; the same task's finished run of
+        // the same (default) request does.
+        let mut killed = sample_record("p/a", Status::Timeout, true);
+        killed.strategy = "default".into();
+        killed.strategy_used = None;
+        let mut finished = sample_record("p/a", Status::True, true);
+        finished.strategy = "default".into();
+        finished.strategy_used = Some("dpor+ag".into());
+        for (old, new) in [(&killed, &finished), (&finished, &killed)] {
+            let c = compare(
+                &sample_results(vec![old.clone()]),
+                &sample_results(vec![new.clone()]),
+            );
+            assert!(c.only_old.is_empty() && c.only_new.is_empty(), "{c:?}");
+            assert_eq!(c.gained.len() + c.lost.len(), 1, "{c:?}");
+            assert_eq!(c.tallies.keys().collect::<Vec<_>>(), vec!["default"]);
+        }
     }
 
     #[test]

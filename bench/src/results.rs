@@ -26,7 +26,7 @@
 //! - measured by the bench: `wall_time_ms`, `cpu_time_ms`, `peak_memory_kib` (`null` for
 //!   tasks not run), `exit_code` / `signal` of the child.
 
-use super::score::Outcome;
+use super::score::Correctness;
 use super::verify::Status;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -96,7 +96,7 @@ pub struct Record {
     pub strategy: String,
     pub strategy_used: Option<String>,
     pub status: Status,
-    pub outcome: Outcome,
+    pub outcome: Correctness,
     pub score: i64,
     pub reason: Option<String>,
     pub runs: Option<u64>,
@@ -122,10 +122,10 @@ impl Record {
         )
     }
 
-    /// What identifies a record across runs for `--compare`: like [`Record::key`], but a
-    /// run of verify's default strategy is known by the strategy verify reported, so that
-    /// it matches a run that named that strategy.
-    pub fn compare_key(&self) -> (String, String, String) {
+    /// Like [`Record::key`], but a run of verify's default strategy is known by the
+    /// strategy verify reported (when it finished), so that `--compare` can pair it with a
+    /// run that named that strategy.
+    pub fn resolved_key(&self) -> (String, String, String) {
         let strategy = match &self.strategy_used {
             Some(used) if self.strategy == DEFAULT_STRATEGY => used.clone(),
             _ => self.strategy.clone(),
@@ -407,7 +407,7 @@ pub(crate) mod tests {
 
     /// A fixed record for schema tests.
     pub(crate) fn sample_record(task: &str, status: Status, expected: bool) -> Record {
-        let outcome = Outcome::of(Some(expected), status);
+        let outcome = Correctness::of(Some(expected), status);
         Record {
             task: task.to_string(),
             folder: task.split('/').next().unwrap_or("").to_string(),

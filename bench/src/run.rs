@@ -9,7 +9,7 @@
 
 use super::child::{self, Finished, Limits};
 use super::results::{Record, DEFAULT_STRATEGY};
-use super::score::Outcome;
+use super::score::Correctness;
 use super::task::Task;
 use super::verify::{self, data_model_flag, Judged, Status, VerifyCall};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -209,7 +209,7 @@ fn blank_record(task: &Task, strategy: &Option<String>) -> Record {
         strategy: strategy_label(strategy),
         strategy_used: None,
         status: Status::Error,
-        outcome: Outcome::NoVerdict,
+        outcome: Correctness::NoVerdict,
         score: 0,
         reason: None,
         runs: None,
@@ -228,7 +228,7 @@ fn blank_record(task: &Task, strategy: &Option<String>) -> Record {
 
 fn set_status(record: &mut Record, status: Status, reason: Option<String>) {
     record.status = status;
-    record.outcome = Outcome::of(record.expected, status);
+    record.outcome = Correctness::of(record.expected, status);
     record.score = record.outcome.score();
     record.reason = reason;
 }

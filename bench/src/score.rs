@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 /// A verdict judged against the expectation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Outcome {
+pub enum Correctness {
     CorrectTrue,
     CorrectFalse,
     WrongTrue,
@@ -26,43 +26,43 @@ pub enum Outcome {
     NoExpectation,
 }
 
-impl Outcome {
+impl Correctness {
     /// Judges `status` against `expected` (`Some(true)`: the property holds).
-    pub fn of(expected: Option<bool>, status: Status) -> Outcome {
+    pub fn of(expected: Option<bool>, status: Status) -> Correctness {
         let verdict = match status {
             Status::True => true,
             Status::False => false,
-            Status::Unsupported | Status::NotSupported => return Outcome::Unsupported,
+            Status::Unsupported | Status::NotSupported => return Correctness::Unsupported,
             Status::Unknown | Status::Error | Status::Timeout | Status::OutOfMemory => {
-                return Outcome::NoVerdict
+                return Correctness::NoVerdict
             }
         };
         match (expected, verdict) {
-            (None, _) => Outcome::NoExpectation,
-            (Some(true), true) => Outcome::CorrectTrue,
-            (Some(false), false) => Outcome::CorrectFalse,
-            (Some(false), true) => Outcome::WrongTrue,
-            (Some(true), false) => Outcome::WrongFalse,
+            (None, _) => Correctness::NoExpectation,
+            (Some(true), true) => Correctness::CorrectTrue,
+            (Some(false), false) => Correctness::CorrectFalse,
+            (Some(false), true) => Correctness::WrongTrue,
+            (Some(true), false) => Correctness::WrongFalse,
         }
     }
 
     /// The SV-COMP score.
     pub fn score(self) -> i64 {
         match self {
-            Outcome::CorrectTrue => 2,
-            Outcome::CorrectFalse => 1,
-            Outcome::WrongTrue => -32,
-            Outcome::WrongFalse => -16,
-            Outcome::NoVerdict | Outcome::Unsupported | Outcome::NoExpectation => 0,
+            Correctness::CorrectTrue => 2,
+            Correctness::CorrectFalse => 1,
+            Correctness::WrongTrue => -32,
+            Correctness::WrongFalse => -16,
+            Correctness::NoVerdict | Correctness::Unsupported | Correctness::NoExpectation => 0,
         }
     }
 
     pub fn is_wrong(self) -> bool {
-        matches!(self, Outcome::WrongTrue | Outcome::WrongFalse)
+        matches!(self, Correctness::WrongTrue | Correctness::WrongFalse)
     }
 
     pub fn is_correct(self) -> bool {
-        matches!(self, Outcome::CorrectTrue | Outcome::CorrectFalse)
+        matches!(self, Correctness::CorrectTrue | Correctness::CorrectFalse)
     }
 }
 
@@ -92,14 +92,14 @@ impl Tally {
     /// Counts one task.
     pub fn add(&mut self, expected: Option<bool>, status: Status) {
         self.tasks += 1;
-        let outcome = Outcome::of(expected, status);
+        let outcome = Correctness::of(expected, status);
         self.score += outcome.score();
         let counter = match (outcome, status) {
-            (Outcome::CorrectTrue, _) => &mut self.correct_true,
-            (Outcome::CorrectFalse, _) => &mut self.correct_false,
-            (Outcome::WrongTrue, _) => &mut self.wrong_true,
-            (Outcome::WrongFalse, _) => &mut self.wrong_false,
-            (Outcome::NoExpectation, _) => &mut self.no_expectation,
+            (Correctness::CorrectTrue, _) => &mut self.correct_true,
+            (Correctness::CorrectFalse, _) => &mut self.correct_false,
+            (Correctness::WrongTrue, _) => &mut self.wrong_true,
+            (Correctness::WrongFalse, _) => &mut self.wrong_false,
+            (Correctness::NoExpectation, _) => &mut self.no_expectation,
             (_, Status::NotSupported) => &mut self.not_supported,
             (_, Status::Unsupported) => &mut self.unsupported,
             (_, Status::Timeout) => &mut self.timeout,
@@ -125,15 +125,21 @@ mod tests {
 
     #[test]
     fn outcomes() {
-        use Outcome::*;
-        assert_eq!(Outcome::of(Some(true), Status::True), CorrectTrue);
-        assert_eq!(Outcome::of(Some(false), Status::False), CorrectFalse);
-        assert_eq!(Outcome::of(Some(false), Status::True), WrongTrue);
-        assert_eq!(Outcome::of(Some(true), Status::False), WrongFalse);
-        assert_eq!(Outcome::of(None, Status::False), NoExpectation);
-        assert_eq!(Outcome::of(Some(true), Status::Timeout), NoVerdict);
-        assert_eq!(Outcome::of(Some(false), Status::Unsupported), Unsupported);
-        assert_eq!(Outcome::of(Some(false), Status::NotSupported), Unsupported);
+        use Correctness::*;
+        assert_eq!(Correctness::of(Some(true), Status::True), CorrectTrue);
+        assert_eq!(Correctness::of(Some(false), Status::False), CorrectFalse);
+        assert_eq!(Correctness::of(Some(false), Status::True), WrongTrue);
+        assert_eq!(Correctness::of(Some(true), Status::False), WrongFalse);
+        assert_eq!(Correctness::of(None, Status::False), NoExpectation);
+        assert_eq!(Correctness::of(Some(true), Status::Timeout), NoVerdict);
+        assert_eq!(
+            Correctness::of(Some(false), Status::Unsupported),
+            Unsupported
+        );
+        assert_eq!(
+            Correctness::of(Some(false), Status::NotSupported),
+            Unsupported
+        );
     }
 
     #[test]

@@ -53,16 +53,16 @@ use std::time::{Duration, Instant};
 
 /// A Datalog engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Engine {
+pub enum DatalogEngine {
     Ascent,
     Crepe,
 }
 
-impl Engine {
+impl DatalogEngine {
     pub fn name(self) -> &'static str {
         match self {
-            Engine::Ascent => "ascent",
-            Engine::Crepe => "crepe",
+            DatalogEngine::Ascent => "ascent",
+            DatalogEngine::Crepe => "crepe",
         }
     }
 }
@@ -144,7 +144,7 @@ pub const RULE_SETS: &[RuleSetInfo] = &[
 #[derive(Clone, Debug)]
 pub struct Timing {
     pub rule_set: &'static str,
-    pub engine: Engine,
+    pub engine: DatalogEngine,
     pub duration: Duration,
     pub sizes: Vec<(&'static str, usize)>,
 }
@@ -161,13 +161,13 @@ pub struct Analysis {
     pub locks: Locks,
     /// One entry per rule set run, in order.
     pub timings: Vec<Timing>,
-    engine: Option<Engine>,
+    engine: Option<DatalogEngine>,
 }
 
 fn timed<T>(
     timings: &mut Vec<Timing>,
     rule_set: &'static str,
-    engine: Engine,
+    engine: DatalogEngine,
     f: impl FnOnce() -> T,
     sizes: impl FnOnce(&T) -> Vec<(&'static str, usize)>,
 ) -> T {
@@ -186,22 +186,22 @@ fn timed<T>(
 impl Analysis {
     /// Runs every whole-program rule set with ascent.
     pub fn run(facts: &Facts) -> Analysis {
-        Analysis::run_with(facts, Engine::Ascent)
+        Analysis::run_with(facts, DatalogEngine::Ascent)
     }
 
     /// Runs every whole-program rule set; `engine` picks the engine of the rule sets that
     /// have a crepe twin (the others always run on ascent).
-    pub fn run_with(facts: &Facts, engine: Engine) -> Analysis {
+    pub fn run_with(facts: &Facts, engine: DatalogEngine) -> Analysis {
         let mut t = Vec::new();
         let points_to = match engine {
-            Engine::Ascent => timed(
+            DatalogEngine::Ascent => timed(
                 &mut t,
                 "points-to",
                 engine,
                 || points_to::run(facts),
                 PointsTo::sizes,
             ),
-            Engine::Crepe => timed(
+            DatalogEngine::Crepe => timed(
                 &mut t,
                 "points-to",
                 engine,
@@ -209,7 +209,7 @@ impl Analysis {
                 PointsTo::sizes,
             ),
         };
-        let a = Engine::Ascent;
+        let a = DatalogEngine::Ascent;
         let call_graph = timed(
             &mut t,
             "call-graph",
@@ -265,8 +265,8 @@ impl Analysis {
         }
     }
 
-    fn engine(&self) -> Engine {
-        self.engine.unwrap_or(Engine::Ascent)
+    fn engine(&self) -> DatalogEngine {
+        self.engine.unwrap_or(DatalogEngine::Ascent)
     }
 
     /// Every statement that may affect whether the targets run or what they compute.
@@ -281,8 +281,8 @@ impl Analysis {
 
     pub fn slice(&self, targets: &[StmtId], dir: Direction) -> BTreeSet<StmtId> {
         match self.engine() {
-            Engine::Ascent => slice::run(&self.dependence, targets, dir),
-            Engine::Crepe => slice_crepe::run(&self.dependence, targets, dir),
+            DatalogEngine::Ascent => slice::run(&self.dependence, targets, dir),
+            DatalogEngine::Crepe => slice_crepe::run(&self.dependence, targets, dir),
         }
     }
 
@@ -323,7 +323,7 @@ impl Analysis {
         let sys = self.abstract_system(facts, targets);
         self.timings.push(Timing {
             rule_set: "abstract-system",
-            engine: Engine::Ascent,
+            engine: DatalogEngine::Ascent,
             duration: start.elapsed(),
             sizes: sys.sizes(),
         });
@@ -337,7 +337,7 @@ impl Analysis {
         });
         self.timings.push(Timing {
             rule_set: "races",
-            engine: Engine::Ascent,
+            engine: DatalogEngine::Ascent,
             duration: start.elapsed(),
             sizes: race_result.sizes(),
         });
@@ -349,7 +349,7 @@ impl Analysis {
         );
         self.timings.push(Timing {
             rule_set: "lock-order",
-            engine: Engine::Ascent,
+            engine: DatalogEngine::Ascent,
             duration: start.elapsed(),
             sizes: order.sizes(),
         });
@@ -357,7 +357,7 @@ impl Analysis {
         let fi = points_to::run_field_insensitive(facts);
         self.timings.push(Timing {
             rule_set: "points-to-fi",
-            engine: Engine::Ascent,
+            engine: DatalogEngine::Ascent,
             duration: start.elapsed(),
             sizes: fi.sizes(),
         });

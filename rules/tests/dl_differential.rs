@@ -9,7 +9,7 @@ use rules::Analysis;
 use std::collections::BTreeSet;
 
 mod common;
-use common::{programs, root};
+use common::{corpus_programs, programs, root};
 
 /// The `.dl` rule sets under test; every file of `rules/dl/` must be listed.
 const RULE_SETS: &[&str] = &[
@@ -129,13 +129,10 @@ fn interpreted_equals_ascent_on_fixtures() {
 
 #[test]
 fn interpreted_equals_ascent_on_the_corpus() {
-    let dir = root().join("../shared/svcomp");
-    if !dir.is_dir() {
-        eprintln!("skipped: {} is absent (SV-COMP corpus)", dir.display());
+    let Some(progs) = corpus_programs("interpreted_equals_ascent_on_the_corpus") else {
         return;
-    }
+    };
     let files = rule_files();
-    let progs = programs(&dir);
     let mut compared = 0;
     for (path, facts) in &progs {
         compared += check(&path.display().to_string(), facts, &files);

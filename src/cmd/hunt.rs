@@ -7,30 +7,38 @@
 //! - `--target FILE:LINE` (repeatable): all of them make *one* goal where a distinct
 //!   thread stands at each line (the paper's goal state); one target is reached when a
 //!   thread runs it (an assertion or `reach_error` line: when it fails);
-//! - `--assertions`: every assertion and `reach_error()` call, one goal each;
+//! - `--assertions`: every assertion and `reach_error()` call, one goal each; in a program
+//!   without any, undefined behaviour (as `agx verify --check memory` reports it) is the
+//!   goal, decided by the exhaustive search with memory checks;
 //! - `--sarif FILE`: every result of a SARIF 2.1.0 log (several locations or thread
 //!   flows: a race, a deadlock, or threads together);
 //! - `--warnings`: agx's own warnings (`agx warnings`), in rank order.
 //!
 //! Output: text, `--format json` (an array, one object per goal), or `--format sarif`
 //! (one result per goal with its verdict, statistics and witness as a thread flow).
-//! Exit codes: 0 nothing confirmed, 1 some goal confirmed, 2 error.
+//! Exit codes (`cmd::exit`): 0 every goal refuted, 1 some goal confirmed, 2 error,
+//! 3 nothing confirmed and some goal unknown.
 
 mod report;
 
 use super::common::{InputArgs, Seconds, TargetArgs};
+use super::exit::Answer;
 use super::warnings::{self, WarningKind};
-use crate::driver::{Driver, Lines, Location, RulesAbstraction};
+use crate::driver::{Budget, Driver, Lines, Location, RulesAbstraction};
 use analysis::ir::{Program, StmtId, StmtKind, StmtRef, SyncOp, TermKind};
 use anyhow::{bail, Context, Result};
 use explorer::concrete::UninitPolicy;
-use explorer::guided::{self, Config, FoundBy, Goal, GoalKind, GoalLocation, Hunt, Verdict};
+use explorer::guided::{
+    self, Config, Evidence, FoundBy, Goal, GoalKind, GoalLocation, Hunt, Verdict,
+};
+use explorer::symbolic;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Instant;
 
-#[derive(clap::Args)]
+#[derive(clap::Args, Clone)]
 pub struct Args {
     #[command(flatten)]
     pub input: InputArgs,
@@ -106,32 +114,83 @@ pub struct Spec {
     /// Where it came from: `--target`, `assertion`, `sarif result 2`, `warning 3`.
     pub origin: String,
     pub label: String,
-    pub goal: Result<Goal, String>,
+    pub goal: Result<Aim, String>,
+}
+
+/// What a goal asks for.
+pub enum Aim {
+    /// Threads at locations, hunted by the guided search.
+    Guided(Goal),
+    /// Undefined behaviour anywhere (`--assertions` on a program without assertions, as
+    /// `agx verify --check memory` reports it): decided by the exhaustive search with
+    /// memory checks, whose violations come with a replayed witness.
+    UndefinedBehaviour,
+}
+
+impl Spec {
+    /// The guided goal, if the goal is one.
+    pub fn guided(&self) -> Option<&Goal> {
+        match &self.goal {
+            Ok(Aim::Guided(g)) => Some(g),
+            _ => None,
+        }
+    }
+
+    /// The goal's kind in words (`reach`, `race`, ..., `undefined-behaviour`).
+    pub fn kind_name(&self) -> &'static str {
+        match &self.goal {
+            Ok(Aim::Guided(g)) => g.kind.name(),
+            Ok(Aim::UndefinedBehaviour) => "undefined-behaviour",
+            Err(_) => "?",
+        }
+    }
 }
 
 /// One goal's outcome, for the reports.
-pub struct Outcome {
+pub struct GoalOutcome {
     pub spec: Spec,
     pub hunt: Hunt,
 }
 
+/// The work before the first goal's search, as a timeout's reason names it.
+const PRE_PASS: &str = "the front end and the pre-pass (goals, rule sets)";
+
 pub fn run(args: Args) -> Result<ExitCode> {
-    let driver = Driver::new(args.input.load()?);
+    // Every goal's budget (`--timeout`) counts from the start of the command: the front
+    // end and the rule sets behind the goals and the abstraction (on a worker abandoned at
+    // the deadline) are spent from each goal's budget, a goal's slice from its own.
+    let budget = Budget::start(Some(args.timeout.duration()));
+    let worker_args = args.clone();
+    let prepared = budget.run(PRE_PASS, move || -> Result<(Arc<Driver>, Vec<Spec>)> {
+        let driver = Driver::new(worker_args.input.load()?);
+        let specs = goals(&worker_args, &driver)?;
+        if specs.is_empty() {
+            bail!("no goals: give --target FILE:LINE, --assertions, --sarif FILE, --warnings or --targets-from RULES.dl:REL (or the program has none)");
+        }
+        driver.analysis();
+        Ok((Arc::new(driver), specs))
+    })?;
+    let (driver, specs) = match prepared {
+        Ok(prepared) => prepared?,
+        Err(overrun) => {
+            let file = args.input.file.display().to_string();
+            print!("{}", report::pre_pass_overrun(args.format, &file, &overrun));
+            return Ok(Answer::Unknown.into());
+        }
+    };
     let program = driver.program();
-    let specs = goals(&args, &driver)?;
-    if specs.is_empty() {
-        bail!("no goals: give --target FILE:LINE, --assertions, --sarif FILE, --warnings or --targets-from RULES.dl:REL (or the program has none)");
-    }
     let abs = driver.abstraction();
+    let mut cfg = config(&args);
+    cfg.timeout = budget.left().unwrap_or_default();
     // A goal's slice does not change between rounds: computed once, on its first round.
     let mut slices: Vec<Option<BTreeSet<StmtId>>> = vec![None; specs.len()];
-    let hunts = guided::hunt_in_rounds(specs.len(), &config(&args), args.first, |i, cfg| {
+    let hunts = guided::hunt_in_rounds(specs.len(), &cfg, args.first, |i, cfg| {
         hunt_one(cfg, &driver, &abs, &specs[i], &mut slices[i])
     })?;
-    let outcomes: Vec<Outcome> = specs
+    let outcomes: Vec<GoalOutcome> = specs
         .into_iter()
         .zip(hunts)
-        .map(|(spec, hunt)| Outcome { spec, hunt })
+        .map(|(spec, hunt)| GoalOutcome { spec, hunt })
         .collect();
     if let Some(dir) = &args.witness_dir {
         write_witnesses(dir, &outcomes)?;
@@ -147,14 +206,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
         ),
         Format::Text => print!("{}", report::text(program, &outcomes)),
     }
-    let confirmed = outcomes
-        .iter()
-        .any(|o| o.hunt.verdict == Verdict::Confirmed);
-    Ok(if confirmed {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(Answer::combine(outcomes.iter().map(|o| answer(o.hunt.verdict))).into())
+}
+
+/// The exit code's answer for one goal's verdict.
+fn answer(verdict: Verdict) -> Answer {
+    match verdict {
+        Verdict::Confirmed => Answer::Violation,
+        Verdict::Refuted => Answer::NoViolation,
+        Verdict::Unknown => Answer::Unknown,
+    }
 }
 
 fn config(args: &Args) -> Config {
@@ -179,14 +240,15 @@ fn config(args: &Args) -> Config {
 
 fn hunt_one(
     cfg: &Config,
-    driver: &Driver,
+    driver: &Arc<Driver>,
     abs: &RulesAbstraction<'_>,
     spec: &Spec,
     slice: &mut Option<BTreeSet<StmtId>>,
 ) -> Result<Hunt> {
     let started = Instant::now();
     let goal = match &spec.goal {
-        Ok(g) => g,
+        Ok(Aim::Guided(g)) => g,
+        Ok(Aim::UndefinedBehaviour) => return undefined_behaviour(cfg, driver.program()),
         Err(why) => {
             return Ok(Hunt::without_search(
                 Verdict::Unknown,
@@ -205,17 +267,115 @@ fn hunt_one(
             started,
         ));
     }
+    let relevant = match slice {
+        Some(s) => s.clone(),
+        None => {
+            // The goal's slice is spent from its budget, on a worker abandoned at the
+            // deadline like the pre-pass.
+            let worker_driver = Arc::clone(driver);
+            let goal_budget = Budget::start(Some(cfg.timeout));
+            match goal_budget.run("the goal's slice", move || worker_driver.goal_slice(&stmts))? {
+                Ok(s) => slice.insert(s).clone(),
+                Err(overrun) => {
+                    return Ok(Hunt::without_search(
+                        Verdict::Unknown,
+                        None,
+                        format!("timeout: {overrun}"),
+                        started,
+                    ))
+                }
+            }
+        }
+    };
+    let before_search = started.elapsed();
     let mut cfg = cfg.clone();
-    cfg.relevant = Some(
-        slice
-            .get_or_insert_with(|| driver.goal_slice(&stmts))
-            .clone(),
-    );
-    guided::hunt(driver.program(), goal, abs, &cfg)
-        .with_context(|| format!("hunting {}", spec.label))
+    cfg.relevant = Some(relevant);
+    cfg.timeout = cfg.timeout.saturating_sub(before_search);
+    let mut hunt = guided::hunt(driver.program(), goal, abs, &cfg)
+        .with_context(|| format!("hunting {}", spec.label))?;
+    hunt.stats.time_ms += before_search.as_secs_f64() * 1000.0;
+    Ok(hunt)
 }
 
-fn write_witnesses(dir: &std::path::Path, outcomes: &[Outcome]) -> Result<()> {
+/// The undefined-behaviour goal: the exhaustive search with memory checks (misuse of
+/// memory, locks and joins, division by zero), within the round's budget. A violation
+/// it reports replays on the interpreter, so it confirms; a complete search refutes.
+fn undefined_behaviour(cfg: &Config, program: &Program) -> Result<Hunt> {
+    let started = Instant::now();
+    let mut search = symbolic::Config::default();
+    search.checks.memory = true;
+    search.timeout = Some(cfg.timeout);
+    search.max_states = cfg.exhaustive_max_states;
+    search.max_events = cfg.max_depth;
+    search.unwind = cfg.unwind;
+    search.uninit = cfg.uninit;
+    search.spurious_wakeups = cfg.spurious_wakeups;
+    search.max_memory = cfg.max_memory;
+    search.program_name = cfg.program_name.clone();
+    let outcome = symbolic::verify(program, &search).context("hunting undefined behaviour")?;
+    let mut hunt = match (outcome.verdict, outcome.violations.first()) {
+        (symbolic::Verdict::Violation, Some(found)) => {
+            let mut hunt = Hunt::without_search(
+                Verdict::Confirmed,
+                Some(FoundBy::Exhaustive),
+                String::new(),
+                started,
+            );
+            hunt.reason = None;
+            hunt.evidence = Some(evidence(found));
+            hunt
+        }
+        (symbolic::Verdict::Safe, _) => Hunt::without_search(
+            Verdict::Refuted,
+            Some(FoundBy::Exhaustive),
+            "no run has undefined behaviour (exhaustive search with memory checks, no bound hit)"
+                .into(),
+            started,
+        ),
+        _ => {
+            let why = outcome
+                .incomplete
+                .first()
+                .map_or_else(String::new, |i| format!("{}: {}", i.reason, i.detail));
+            Hunt::without_search(Verdict::Unknown, None, why, started)
+        }
+    };
+    hunt.stats.states = outcome.stats.states;
+    hunt.stats.expanded = outcome.stats.states;
+    hunt.stats.exhaustive_states = outcome.stats.states;
+    hunt.stats.solver_queries = outcome.stats.solver_queries;
+    Ok(hunt)
+}
+
+/// A violation of the exhaustive search as a confirmed goal's evidence.
+fn evidence(found: &symbolic::Found) -> Evidence {
+    Evidence {
+        witness: found.witness.clone(),
+        steps: found
+            .steps
+            .iter()
+            .map(|s| guided::Step {
+                thread: s.thread,
+                stmt: s.stmt,
+                location: s.location.clone(),
+                event: s.event.clone(),
+            })
+            .collect(),
+        goal_threads: found
+            .steps
+            .last()
+            .map(|s| (found.thread, s.stmt))
+            .into_iter()
+            .collect(),
+        blocked: Vec::new(),
+        message: format!(
+            "{} at {} (thread {})",
+            found.message, found.location, found.thread
+        ),
+    }
+}
+
+fn write_witnesses(dir: &std::path::Path, outcomes: &[GoalOutcome]) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     for (i, o) in outcomes.iter().enumerate() {
         if let Some(ev) = &o.hunt.evidence {
@@ -253,7 +413,14 @@ fn goals(args: &Args, driver: &Driver) -> Result<Vec<Spec>> {
             specs.push(Spec {
                 origin: "assertion".into(),
                 label,
-                goal: Ok(goal),
+                goal: Ok(Aim::Guided(goal)),
+            });
+        }
+        if program.error_sites().is_empty() {
+            specs.push(Spec {
+                origin: "no assertion: undefined behaviour".into(),
+                label: "undefined behaviour".into(),
+                goal: Ok(Aim::UndefinedBehaviour),
             });
         }
     }
@@ -266,13 +433,13 @@ fn goals(args: &Args, driver: &Driver) -> Result<Vec<Spec>> {
             specs.push(Spec {
                 origin: format!("rules {spec}"),
                 label: label.clone(),
-                goal: Ok(Goal {
+                goal: Ok(Aim::Guided(Goal {
                     kind: GoalKind::Reach,
                     locations: vec![GoalLocation {
                         stmts: vec![s],
                         label,
                     }],
-                }),
+                })),
             });
         }
     }
@@ -300,7 +467,7 @@ fn goals(args: &Args, driver: &Driver) -> Result<Vec<Spec>> {
                         .map(|l| l.to_string())
                         .collect::<Vec<_>>(),
                 ),
-                goal: Ok(Goal { kind, locations }),
+                goal: Ok(Aim::Guided(Goal { kind, locations })),
             });
         }
     }
@@ -409,7 +576,7 @@ fn target_goal(program: &Program, lines: &Lines, locations: &[Location]) -> Spec
     Spec {
         origin: "--target".into(),
         label,
-        goal: located_goal(program, lines, locations, None),
+        goal: located_goal(program, lines, locations, None).map(Aim::Guided),
     }
 }
 
@@ -440,6 +607,6 @@ fn sarif_goal(program: &Program, lines: &Lines, t: &analysis::sarif::SarifTarget
                 .unwrap_or_default()
         ),
         label,
-        goal: located_goal(program, lines, &locations, kind),
+        goal: located_goal(program, lines, &locations, kind).map(Aim::Guided),
     }
 }

@@ -4,7 +4,7 @@
 use super::common::InputArgs;
 use analysis::facts::{Facts, StmtId};
 use anyhow::{bail, Context, Result};
-use rules::{Analysis, Engine, Timing, RULE_SETS};
+use rules::{Analysis, DatalogEngine, Timing, RULE_SETS};
 use std::collections::BTreeSet;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -73,10 +73,10 @@ pub enum EngineChoice {
     Crepe,
 }
 
-fn engine(choice: EngineChoice) -> Engine {
+fn engine(choice: EngineChoice) -> DatalogEngine {
     match choice {
-        EngineChoice::Ascent => Engine::Ascent,
-        EngineChoice::Crepe => Engine::Crepe,
+        EngineChoice::Ascent => DatalogEngine::Ascent,
+        EngineChoice::Crepe => DatalogEngine::Crepe,
     }
 }
 
@@ -91,7 +91,7 @@ fn check_names(names: &[String]) -> Result<()> {
 }
 
 /// Runs every rule set, the target-dependent ones on every error site.
-fn analyze(facts: &Facts, engine: Engine) -> (Analysis, Vec<StmtId>) {
+fn analyze(facts: &Facts, engine: DatalogEngine) -> (Analysis, Vec<StmtId>) {
     let targets: Vec<StmtId> = facts.error_site.iter().map(|e| e.0).collect();
     let mut analysis = Analysis::run_with(facts, engine);
     analysis.time_target_rule_sets(facts, &targets);
@@ -169,7 +169,7 @@ fn run_once(args: RunArgs) -> Result<ExitCode> {
 
 /// Runs the crepe twins and checks they agree with ascent.
 fn compare(facts: &Facts, ascent: &Analysis, targets: &[StmtId]) -> Result<ExitCode> {
-    let crepe = Analysis::run_with(facts, Engine::Crepe);
+    let crepe = Analysis::run_with(facts, DatalogEngine::Crepe);
     let mut disagreements = Vec::new();
     let pts_a = &ascent.points_to;
     let pts_c = &crepe.points_to;

@@ -1,7 +1,7 @@
 //! Facts from the IR: one pass over every function, interning operands and objects.
 
 use super::graph::{analyze, FuncGraph};
-use super::{Facts, Names, Obj, Var, ANY_OFFSET};
+use super::{AtomNames, Facts, Obj, Var, ANY_OFFSET};
 use crate::ir::{
     sign_extend, Block, Callee, FuncId, Function, ObjId, ObjectKind, Operand, Program, RegId,
     Rvalue, Scalar, StmtId, StmtKind, SyncOp, TermKind,
@@ -50,7 +50,7 @@ struct Builder<'p> {
 
 impl<'p> Builder<'p> {
     fn new(program: &'p Program) -> Self {
-        let names = Names {
+        let names = AtomNames {
             files: program.files.clone(),
             funcs: program.functions.iter().map(|f| f.name.clone()).collect(),
             stmts: (0..program.stmt_count())

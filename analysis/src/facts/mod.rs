@@ -53,7 +53,7 @@ id_type!(
 
 /// Readable labels of the atoms (for `.facts` files and reports). Indexed by atom id.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Names {
+pub struct AtomNames {
     /// Source files, as the line markers name them.
     pub files: Vec<String>,
     pub funcs: Vec<String>,
@@ -75,9 +75,9 @@ pub struct RelationInfo {
 pub trait Column: Sized {
     /// `symbol` or `number`, as Soufflé declares it.
     const SOUFFLE_TYPE: &'static str;
-    fn write(&self, names: &Names, out: &mut String);
+    fn write(&self, names: &AtomNames, out: &mut String);
     /// Parses a field, recording the label it carries in `names`.
-    fn parse(field: &str, names: &mut Names) -> Result<Self, String>;
+    fn parse(field: &str, names: &mut AtomNames) -> Result<Self, String>;
     /// The field as a rule engine sees it (an atom or a number).
     fn field(&self) -> Field;
 }
@@ -96,7 +96,7 @@ macro_rules! relations {
         #[derive(Clone, Debug, Default)]
         pub struct Facts {
             /// Labels of the atoms.
-            pub names: Names,
+            pub names: AtomNames,
             $( $(#[doc = $doc])* pub $name: Vec<($($ty,)+)>, )*
         }
 
@@ -414,10 +414,10 @@ macro_rules! atom_column {
     ($ty:ident, $prefix:literal, $field:ident) => {
         impl Column for $ty {
             const SOUFFLE_TYPE: &'static str = "symbol";
-            fn write(&self, names: &Names, out: &mut String) {
+            fn write(&self, names: &AtomNames, out: &mut String) {
                 write_atom(out, $prefix, self.0, names.$field.get(self.index()));
             }
-            fn parse(field: &str, names: &mut Names) -> Result<Self, String> {
+            fn parse(field: &str, names: &mut AtomNames) -> Result<Self, String> {
                 let (id, label) = parse_atom(field, $prefix)?;
                 remember(&mut names.$field, id, label);
                 Ok($ty(id))
@@ -437,10 +437,10 @@ atom_column!(FileId, 'F', files);
 
 impl Column for u32 {
     const SOUFFLE_TYPE: &'static str = "number";
-    fn write(&self, _: &Names, out: &mut String) {
+    fn write(&self, _: &AtomNames, out: &mut String) {
         out.push_str(&self.to_string());
     }
-    fn parse(field: &str, _: &mut Names) -> Result<Self, String> {
+    fn parse(field: &str, _: &mut AtomNames) -> Result<Self, String> {
         field
             .parse()
             .map_err(|_| format!("`{field}` is not a non-negative number"))
@@ -452,10 +452,10 @@ impl Column for u32 {
 
 impl Column for i64 {
     const SOUFFLE_TYPE: &'static str = "number";
-    fn write(&self, _: &Names, out: &mut String) {
+    fn write(&self, _: &AtomNames, out: &mut String) {
         out.push_str(&self.to_string());
     }
-    fn parse(field: &str, _: &mut Names) -> Result<Self, String> {
+    fn parse(field: &str, _: &mut AtomNames) -> Result<Self, String> {
         field
             .parse()
             .map_err(|_| format!("`{field}` is not a number"))

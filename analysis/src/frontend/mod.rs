@@ -6,6 +6,7 @@
 //! (`# 12 "file.c"`), from which [`SourceMap`] maps every byte offset of the AST's spans
 //! back to the original file and line.
 
+pub mod libc;
 pub mod nesting;
 mod source_map;
 
@@ -112,6 +113,9 @@ pub struct ParsedUnit {
     /// Nested too deeply for the caller's stack: the lowering and the drop of the syntax
     /// tree run on a thread with a [`nesting::STACK_SIZE`] stack, as the parse did.
     pub(crate) deep: bool,
+    /// The library functions and variables the program uses that agx's C model of the
+    /// library ([`libc`]) provides: their model code is part of `unit`.
+    pub linked: std::collections::BTreeSet<String>,
 }
 
 impl Drop for ParsedUnit {
@@ -168,8 +172,27 @@ pub fn parse_file(path: &Path, opts: &FrontendOptions) -> Result<ParsedUnit, Fro
 }
 
 /// Parses already preprocessed text; `name` is the file name used where the text has no
-/// line markers.
+/// line markers. The parts of agx's C library model ([`libc`]) the program uses are
+/// appended to the text, which is then parsed again with them.
 pub fn parse_preprocessed(text: String, name: &str) -> Result<ParsedUnit, FrontendError> {
+    let unit = parse_text(text.clone(), name)?;
+    let find = |unit: &ParsedUnit| libc::link(&unit.unit);
+    let linked = if unit.deep {
+        on_big_stack(|| find(&unit))?
+    } else {
+        find(&unit)
+    };
+    if linked.used.is_empty() {
+        return Ok(unit);
+    }
+    drop(unit);
+    let mut unit = parse_text(text + &linked.text, name)?;
+    unit.linked = linked.used;
+    Ok(unit)
+}
+
+/// Parses preprocessed text as it is.
+fn parse_text(text: String, name: &str) -> Result<ParsedUnit, FrontendError> {
     let (source, thread_locals) = blank_gnu_keywords(text);
     let map = SourceMap::new(&source, name, thread_locals);
     let shape = match nesting::scan(&source) {
@@ -201,6 +224,7 @@ pub fn parse_preprocessed(text: String, name: &str) -> Result<ParsedUnit, Fronte
             source: parse.source,
             map,
             deep,
+            linked: Default::default(),
         }),
         Err(e) => {
             let at = map.loc(&e.source, e.offset);

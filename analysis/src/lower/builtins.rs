@@ -33,6 +33,19 @@ const UNSUPPORTED: &[&str] = &[
     "realloc",
 ];
 
+/// Thread cancellation and its cleanup handlers (glibc's `pthread_cleanup_push` macro
+/// calls `__pthread_register_cancel`): agx does not model cancellation points.
+const CANCELLATION: &[&str] = &[
+    "pthread_cancel",
+    "pthread_setcancelstate",
+    "pthread_setcanceltype",
+    "pthread_testcancel",
+    "__pthread_register_cancel",
+    "__pthread_unregister_cancel",
+    "_pthread_cleanup_push",
+    "_pthread_cleanup_pop",
+];
+
 /// External functions that are harmless to treat as havoc even though they take
 /// pointers: attribute objects that only configure defaults agx already assumes.
 const HARMLESS: &[&str] = &[
@@ -187,8 +200,11 @@ impl FnBuilder<'_, '_> {
             }
             "sscanf" | "fscanf" if !user_defined => return self.scanf(name, c, 1).map(Some),
             "scanf" if !user_defined => return self.scanf(name, c, 0).map(Some),
-            "strcpy" | "strlen" if !user_defined => {
-                return self.string_builtin(name, c).map(Some);
+            "sprintf" if self.l.unit.linked.contains(name) => {
+                return self.sprintf(c).map(Some);
+            }
+            "memcpy" | "memmove" | "memset" if self.l.unit.linked.contains(name) => {
+                return self.mem_call(name, c).map(Some);
             }
             "__builtin_expect" => {
                 let v = self.rvalue(&args[0])?;
@@ -398,81 +414,18 @@ impl FnBuilder<'_, '_> {
         })
     }
 
-    /// `strcpy(d, s)` and `strlen(s)` as byte loops: one load (and store) per character,
-    /// each a visible event, as the C library's loop would be.
-    fn string_builtin(&mut self, name: &str, c: &Node<CallExpression>) -> LResult<Val> {
-        let (dst, src) = if name == "strcpy" {
-            let [d, s] = self.args_n::<2>(name, c)?;
-            (Some(d), s)
-        } else {
-            let [s] = self.args_n::<1>(name, c)?;
-            (None, s)
-        };
-        let size_t = self.l.layout().size_t();
-        let st = size_t.scalar().expect("size_t");
-        let i = self.new_reg(None, st);
-        self.emit(StmtKind::Assign {
-            dst: i,
-            value: Rvalue::Use(Operand::int(0, st)),
-        });
-        let head = self.new_block();
-        let next = self.new_block();
-        let done = self.new_block();
-        self.goto_and_switch(head);
-        let at = |b: &mut Self, base: &Operand| {
-            b.assign_tmp(
-                Scalar::Ptr,
-                Rvalue::PtrAdd {
-                    base: base.clone(),
-                    index: Operand::Reg(i),
-                    index_ty: st,
-                    scale: 1,
-                },
-            )
-        };
-        let from = at(self, &src);
-        let ch = self.new_reg(None, Scalar::I8);
-        self.emit(StmtKind::Load {
-            dst: ch,
-            addr: from,
-            ty: Scalar::I8,
-        });
-        if let Some(d) = &dst {
-            let to = at(self, d);
-            self.emit(StmtKind::Store {
-                addr: to,
-                value: Operand::Reg(ch),
-                ty: Scalar::I8,
-            });
-        }
-        self.branch(Operand::Reg(ch), next, done);
-        self.switch_to(next);
-        self.emit(StmtKind::Assign {
-            dst: i,
-            value: Rvalue::Binary {
-                op: BinOp::Add,
-                ty: st,
-                lhs: Operand::Reg(i),
-                rhs: Operand::int(1, st),
-            },
-        });
-        self.goto(head);
-        self.switch_to(done);
-        Ok(match dst {
-            Some(d) => Val {
-                op: d,
-                ty: CType::ptr_to(CType::Int(IntType::CHAR)),
-            },
-            None => Val {
-                op: Operand::Reg(i),
-                ty: size_t,
-            },
-        })
-    }
-
     /// A call of a function that has (so far) no body: resolved by [`Lowerer::resolve_externals`]
     /// at the end, unless it must be rejected now.
     fn external_call(&mut self, name: &str, c: &Node<CallExpression>) -> LResult<Option<Val>> {
+        if self.l.unit.linked.contains(name) {
+            // Defined by agx's C library model, appended to the program.
+            return Ok(None);
+        }
+        if CANCELLATION.contains(&name) {
+            return self
+                .l
+                .unsupported(c.span, format!("thread cancellation (`{name}`)"));
+        }
         if UNSUPPORTED.contains(&name) || name.starts_with("__builtin_") {
             return self.l.unsupported(c.span, format!("call of `{name}`"));
         }

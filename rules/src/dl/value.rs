@@ -2,7 +2,7 @@
 //! (statement, function, variable, object, file: its `.facts` prefix and id) or an
 //! interned string, tagged in the high bits so that atoms of different kinds never meet.
 
-use analysis::facts::{Field, Names};
+use analysis::facts::{AtomNames, Field};
 use std::collections::HashMap;
 
 const TAG_SHIFT: u32 = 40;
@@ -12,7 +12,7 @@ const STRING_TAG: i64 = 6;
 /// The symbol table: atom labels (for printing) and interned strings.
 #[derive(Clone, Debug, Default)]
 pub struct Symbols {
-    pub names: Names,
+    pub names: AtomNames,
     strings: Vec<String>,
     by_string: HashMap<String, i64>,
 }
@@ -52,7 +52,7 @@ pub fn as_atom(v: i64) -> Option<(char, u32)> {
 }
 
 impl Symbols {
-    pub fn new(names: Names) -> Symbols {
+    pub fn new(names: AtomNames) -> Symbols {
         Symbols {
             names,
             ..Symbols::default()

@@ -38,3 +38,42 @@ pub fn programs(dir: &Path) -> Vec<(PathBuf, Facts)> {
         })
         .collect()
 }
+
+/// Corpus programs that lowered when this floor was recorded (115 on 2026-11-25): fewer
+/// means the front end lost programs and a corpus test silently checks less. Raise it
+/// when more lower.
+pub const MIN_CORPUS_PROGRAMS: usize = 115;
+
+/// The facts of the SV-COMP corpus programs that lower (`../shared/svcomp`), at least
+/// [`MIN_CORPUS_PROGRAMS`] of them; `None` when the corpus is absent, after saying so past
+/// the harness's capture (every `cargo test` run shows the skip). With
+/// `AGX_REQUIRE_CORPUS=1` (CI) an absent corpus is a failure.
+pub fn corpus_programs(test: &str) -> Option<Vec<(PathBuf, Facts)>> {
+    let dir = root().join("../shared/svcomp");
+    if !dir.is_dir() {
+        let required = std::env::var("AGX_REQUIRE_CORPUS").is_ok_and(|v| !v.is_empty() && v != "0");
+        assert!(
+            !required,
+            "{test}: no SV-COMP corpus at {} and AGX_REQUIRE_CORPUS is set",
+            dir.display()
+        );
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            format!(
+                "SKIPPED {test}: no SV-COMP corpus at {} (checked nothing; \
+                 AGX_REQUIRE_CORPUS=1 makes that a failure)\n",
+                dir.display()
+            )
+            .as_bytes(),
+        );
+        return None;
+    }
+    let progs = programs(&dir);
+    assert!(
+        progs.len() >= MIN_CORPUS_PROGRAMS,
+        "{test}: only {} corpus programs lower, fewer than the {MIN_CORPUS_PROGRAMS} recorded: \
+         the front end lost some (or the corpus shrank); this test would check less",
+        progs.len()
+    );
+    Some(progs)
+}

@@ -1,0 +1,395 @@
+//! agx's model of the C library, written in C (`analysis/libc/*.c`, shipped in the
+//! binary) the way CBMC, KLEE and ESBMC ship theirs, and linked into a program that
+//! uses a function or variable it models without defining it.
+//!
+//! Each top-level item of a model file (a function, a global, a struct type) is linked
+//! on its own: the items the program refers to, and transitively the items they refer
+//! to, are appended to the preprocessed text behind line markers naming the model file
+//! (`<agx-libc>/string.c:12` in messages and witnesses), callees first, and the whole is
+//! parsed again. The model then goes through the same lowering as the program, so both
+//! engines and every analysis see ordinary C over agx's memory model.
+//!
+//! A few library functions are lowered by the front end itself because they need the
+//! static type of their arguments (`memcpy` copies typed cells); [`LOWERED`] lists the
+//! model items their lowering calls.
+
+use lang_c::ast;
+use lang_c::span::Span;
+use lang_c::visit::{self, Visit};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::OnceLock;
+
+/// The model sources, by file name.
+const FILES: &[(&str, &str)] = &[
+    ("string.c", include_str!("../../libc/string.c")),
+    ("stdlib.c", include_str!("../../libc/stdlib.c")),
+    ("stdio.c", include_str!("../../libc/stdio.c")),
+    ("unistd.c", include_str!("../../libc/unistd.c")),
+    ("time.c", include_str!("../../libc/time.c")),
+    ("pthread.c", include_str!("../../libc/pthread.c")),
+];
+
+/// The directory shown for model files in locations.
+pub const MODEL_DIR: &str = "<agx-libc>";
+
+/// Library functions lowered by the front end, with the model items their lowering
+/// calls (see `lower::builtins`).
+pub const LOWERED: &[(&str, &[&str])] = &[
+    ("memcpy", &["__agx_memcpy_bytes"]),
+    ("memmove", &["__agx_memmove_bytes"]),
+    ("memset", &["__agx_memset_bytes"]),
+    (
+        "sprintf",
+        &["__agx_put_str", "__agx_put_signed", "__agx_put_unsigned"],
+    ),
+];
+
+/// One top-level item of a model file.
+#[derive(Debug)]
+struct Item {
+    name: String,
+    file: &'static str,
+    /// The line of the model file the item starts on (1-based).
+    line: usize,
+    text: &'static str,
+    /// The other items it names.
+    deps: Vec<usize>,
+}
+
+struct Model {
+    items: Vec<Item>,
+    by_name: HashMap<String, usize>,
+}
+
+fn model() -> &'static Model {
+    static MODEL: OnceLock<Model> = OnceLock::new();
+    MODEL.get_or_init(|| {
+        let mut items = Vec::new();
+        for (file, text) in FILES {
+            for (start, end) in split_items(text) {
+                let body = &text[start..end];
+                items.push(Item {
+                    name: item_name(body).unwrap_or_default(),
+                    file,
+                    line: text[..start].matches('\n').count() + 1,
+                    text: body,
+                    deps: Vec::new(),
+                });
+            }
+        }
+        let by_name: HashMap<String, usize> = items
+            .iter()
+            .enumerate()
+            .map(|(i, it)| (it.name.clone(), i))
+            .collect();
+        for item in items.iter_mut() {
+            let mut deps: Vec<usize> = identifiers(item.text)
+                .filter(|id| *id != item.name)
+                .filter_map(|id| by_name.get(id).copied())
+                .collect();
+            deps.sort_unstable();
+            deps.dedup();
+            item.deps = deps;
+        }
+        Model { items, by_name }
+    })
+}
+
+/// What linking added to a program.
+#[derive(Clone, Debug, Default)]
+pub struct Linked {
+    /// The names the program uses without defining them that the model provides (items
+    /// and [`LOWERED`] functions).
+    pub used: BTreeSet<String>,
+    /// The preprocessed text of the linked items, with line markers.
+    pub text: String,
+}
+
+/// The model items a program needs: those it names (in expressions) and does not
+/// define, with their dependencies, as text to append to the program.
+pub fn link(unit: &ast::TranslationUnit) -> Linked {
+    let model = model();
+    let mut uses = Uses::default();
+    uses.visit_translation_unit(unit);
+    let mut linked = Linked::default();
+    let mut roots = Vec::new();
+    for name in uses.referenced.difference(&uses.defined) {
+        if let Some(&i) = model.by_name.get(name.as_str()) {
+            roots.push(i);
+            linked.used.insert(name.clone());
+        }
+        if let Some((_, deps)) = LOWERED.iter().find(|(f, _)| f == name) {
+            linked.used.insert(name.clone());
+            roots.extend(deps.iter().map(|d| model.by_name[*d]));
+        }
+    }
+    // Depth-first, callees first, so every item is declared before its use.
+    let mut done = vec![false; model.items.len()];
+    let mut order = Vec::new();
+    fn visit(model: &Model, i: usize, done: &mut [bool], order: &mut Vec<usize>) {
+        if std::mem::replace(&mut done[i], true) {
+            return;
+        }
+        for &d in &model.items[i].deps {
+            visit(model, d, done, order);
+        }
+        order.push(i);
+    }
+    roots.sort_unstable();
+    for i in roots {
+        visit(model, i, &mut done, &mut order);
+    }
+    for i in order {
+        let item = &model.items[i];
+        linked.text.push_str(&format!(
+            "\n# {} \"{MODEL_DIR}/{}\"\n{}\n",
+            item.line, item.file, item.text
+        ));
+    }
+    linked
+}
+
+/// The names a translation unit refers to in expressions, and those it defines
+/// (functions with a body, file-scope objects not declared `extern`).
+#[derive(Default)]
+struct Uses {
+    referenced: HashSet<String>,
+    defined: HashSet<String>,
+}
+
+impl<'ast> Visit<'ast> for Uses {
+    fn visit_expression(&mut self, e: &'ast ast::Expression, span: &'ast Span) {
+        if let ast::Expression::Identifier(id) = e {
+            self.referenced.insert(id.node.name.clone());
+        }
+        visit::visit_expression(self, e, span);
+    }
+
+    // Attributes name functions without using them (glibc declares
+    // `fopen(...) __attribute__((__malloc__(fclose, 1)))`).
+    fn visit_attribute(&mut self, _: &'ast ast::Attribute, _: &'ast Span) {}
+
+    fn visit_translation_unit(&mut self, unit: &'ast ast::TranslationUnit) {
+        for ext in &unit.0 {
+            match &ext.node {
+                ast::ExternalDeclaration::FunctionDefinition(f) => {
+                    if let Some(name) = declarator_name(&f.node.declarator.node) {
+                        self.defined.insert(name);
+                    }
+                }
+                ast::ExternalDeclaration::Declaration(d) => {
+                    let storage_extern_or_typedef = d.node.specifiers.iter().any(|s| {
+                        matches!(
+                            &s.node,
+                            ast::DeclarationSpecifier::StorageClass(c)
+                                if matches!(
+                                    c.node,
+                                    ast::StorageClassSpecifier::Extern
+                                        | ast::StorageClassSpecifier::Typedef
+                                )
+                        )
+                    });
+                    for init in &d.node.declarators {
+                        let decl = &init.node.declarator.node;
+                        let is_function = decl.derived.iter().any(|dd| {
+                            matches!(
+                                dd.node,
+                                ast::DerivedDeclarator::Function(_)
+                                    | ast::DerivedDeclarator::KRFunction(_)
+                            )
+                        });
+                        if !storage_extern_or_typedef && !is_function {
+                            if let Some(name) = declarator_name(decl) {
+                                self.defined.insert(name);
+                            }
+                        }
+                    }
+                }
+                ast::ExternalDeclaration::StaticAssert(_) => {}
+            }
+        }
+        visit::visit_translation_unit(self, unit);
+    }
+}
+
+fn declarator_name(d: &ast::Declarator) -> Option<String> {
+    match &d.kind.node {
+        ast::DeclaratorKind::Identifier(id) => Some(id.node.name.clone()),
+        ast::DeclaratorKind::Declarator(inner) => declarator_name(&inner.node),
+        ast::DeclaratorKind::Abstract => None,
+    }
+}
+
+/// The byte ranges of the top-level items of a model file: a declaration ends at its
+/// `;`, a function definition at its closing brace (a `}` followed by `;` belongs to a
+/// declaration, as in a struct type or an initializer list). Comments between items
+/// are not part of them.
+fn split_items(text: &str) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let mut items = Vec::new();
+    let mut depth = 0usize;
+    let mut start: Option<usize> = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if let Some(next) = skip_comment_or_literal(bytes, i) {
+            if start.is_none() && matches!(b, b'"' | b'\'') {
+                start = Some(i);
+            }
+            i = next;
+            continue;
+        }
+        if start.is_none() && !b.is_ascii_whitespace() {
+            start = Some(i);
+        }
+        match b {
+            b'{' | b'(' | b'[' => depth += 1,
+            b'}' | b')' | b']' => {
+                depth = depth.saturating_sub(1);
+                if b == b'}' && depth == 0 && next_significant(bytes, i + 1) != Some(b';') {
+                    items.push((start.take().unwrap_or(i), i + 1));
+                }
+            }
+            b';' if depth == 0 => items.push((start.take().unwrap_or(i), i + 1)),
+            _ => {}
+        }
+        i += 1;
+    }
+    items
+}
+
+/// If a comment or a string or character literal starts at `i`, the index past it.
+fn skip_comment_or_literal(bytes: &[u8], i: usize) -> Option<usize> {
+    let rest = &bytes[i..];
+    if rest.starts_with(b"//") {
+        return Some(
+            rest.iter()
+                .position(|&c| c == b'\n')
+                .map_or(bytes.len(), |p| i + p),
+        );
+    }
+    if rest.starts_with(b"/*") {
+        let end = rest
+            .windows(2)
+            .skip(2)
+            .position(|w| w == b"*/")
+            .map_or(bytes.len(), |p| i + p + 4);
+        return Some(end);
+    }
+    let quote = rest[0];
+    if quote == b'"' || quote == b'\'' {
+        let mut j = i + 1;
+        while j < bytes.len() && bytes[j] != quote {
+            j += if bytes[j] == b'\\' { 2 } else { 1 };
+        }
+        return Some((j + 1).min(bytes.len()));
+    }
+    None
+}
+
+/// The first byte from `i` on that is neither white space nor in a comment.
+fn next_significant(bytes: &[u8], mut i: usize) -> Option<u8> {
+    while i < bytes.len() {
+        if bytes[i].is_ascii_whitespace() {
+            i += 1;
+        } else if bytes[i] == b'/' && matches!(bytes.get(i + 1), Some(b'/' | b'*')) {
+            i = skip_comment_or_literal(bytes, i)?;
+        } else {
+            return Some(bytes[i]);
+        }
+    }
+    None
+}
+
+/// The name an item declares: the last identifier before the first `(`, `[`, `=`, `{`
+/// or `;` (`char *strcpy(...)`, `int optind = 1;`, `struct __agx_timeval {`).
+fn item_name(item: &str) -> Option<String> {
+    let stop = item.find(['(', '[', '=', '{', ';']).unwrap_or(item.len());
+    identifiers(&item[..stop]).last().map(str::to_string)
+}
+
+/// The identifiers of C text outside comments and literals.
+fn identifiers(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if let Some(next) = skip_comment_or_literal(bytes, i) {
+            i = next;
+            continue;
+        }
+        if bytes[i].is_ascii_alphabetic() || bytes[i] == b'_' {
+            let start = i;
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            out.push(&text[start..i]);
+            continue;
+        }
+        // A number's letters (`0x1f`, `10UL`) are not identifiers.
+        if bytes[i].is_ascii_digit() {
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            continue;
+        }
+        i += 1;
+    }
+    out.into_iter()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_model_item_has_a_unique_name() {
+        let model = model();
+        let mut seen = HashSet::new();
+        for item in &model.items {
+            assert!(
+                !item.name.is_empty()
+                    && !["int", "char", "void", "long"].contains(&item.name.as_str()),
+                "item at {}:{} has no name: {:?}",
+                item.file,
+                item.line,
+                item.text
+            );
+            assert!(seen.insert(&item.name), "{} defined twice", item.name);
+        }
+        for (_, deps) in LOWERED {
+            for d in *deps {
+                assert!(model.by_name.contains_key(*d), "{d} is not a model item");
+            }
+        }
+    }
+
+    #[test]
+    fn splits_items_and_finds_dependencies() {
+        let model = model();
+        let strdup = &model.items[model.by_name["strdup"]];
+        let deps: Vec<&str> = strdup
+            .deps
+            .iter()
+            .map(|&d| model.items[d].name.as_str())
+            .collect();
+        assert_eq!(deps, ["strlen", "strcpy"]);
+        assert!(strdup.text.starts_with("char *strdup("));
+        assert!(strdup.text.ends_with('}'));
+        let table = &model.items[model.by_name["__agx_strerror_text"]];
+        assert!(table.text.ends_with("};"));
+        let timeval = &model.items[model.by_name["__agx_timeval"]];
+        assert!(timeval.text.starts_with("struct __agx_timeval {"));
+    }
+
+    #[test]
+    fn names_skip_comments_literals_and_numbers() {
+        let ids: Vec<&str> = identifiers("a /* b */ \"c\" 'd' 0x1f e // f\n g").collect();
+        assert_eq!(ids, ["a", "e", "g"]);
+        assert_eq!(
+            item_name("unsigned long strlen(const char *s)").as_deref(),
+            Some("strlen")
+        );
+        assert_eq!(item_name("int optind = 1;").as_deref(), Some("optind"));
+    }
+}
