@@ -19,6 +19,19 @@ fn rules_list_names_every_rule_set() {
     for r in rules::RULE_SETS {
         assert!(out.contains(r.name), "{} missing from:\n{out}", r.name);
     }
+    // Every rule set but the field-insensitive variant of points-to is shipped as .dl, and
+    // its line names the file.
+    for r in rules::RULE_SETS.iter().filter(|r| r.name != "points-to-fi") {
+        let (_, file, _) = rules::dl::SHIPPED
+            .iter()
+            .find(|s| s.0 == r.name)
+            .unwrap_or_else(|| panic!("{} has no .dl", r.name));
+        let line = out
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(r.name))
+            .unwrap_or_else(|| panic!("no line for {}", r.name));
+        assert!(line.contains(&format!("rules/dl/{file}")), "{line}");
+    }
 }
 
 #[test]

@@ -40,6 +40,10 @@
 //! need it). As in the paper, Eq. 3 stays within one function: definitions in other
 //! functions or threads are left to refinement. A `guard` is a non-branch that decides
 //! whether control goes on (an `assume`, a call that may not return).
+//!
+//! The same rules in Datalog, the readable specification beside the math above:
+//! `rules/dl/abstract_system.dl`, interpreted by [`crate::dl`] and equal to this program on
+//! every fixture and corpus program (`rules/tests/dl_differential.rs`).
 
 use crate::call_graph::CallGraph;
 use crate::control_dep::ControlDeps;

@@ -22,6 +22,10 @@
 //! `once(f)`: `f` runs at most once in any execution (one activation, in one thread).
 //! A thread entry that is not `once` may have several instances running at a time.
 //! `parallel(f, g)`: code of `f` and code of `g` may run in two different threads.
+//!
+//! The same rules in Datalog, the readable specification beside the math above:
+//! `rules/dl/call_graph.dl`, interpreted by [`crate::dl`] and equal to this program on
+//! every fixture and corpus program (`rules/tests/dl_differential.rs`).
 
 use crate::points_to::{sorted, PointsTo};
 use analysis::facts::{Facts, FuncId, StmtId};

@@ -23,6 +23,10 @@
 //! when `a` goes to its successor `b` (the branch's *desired successor* for `n`).
 //! `entry_level(f, s)`: `s` runs whenever `f` runs (it is control dependent on `f`'s
 //! virtual entry only); the dependence rules link these to `f`'s call sites.
+//!
+//! The same rules in Datalog, the readable specification beside the math above:
+//! `rules/dl/control_dep.dl`, interpreted by [`crate::dl`] and equal to this program on
+//! every fixture and corpus program (`rules/tests/dl_differential.rs`).
 
 use crate::points_to::sorted;
 use analysis::facts::{Facts, FuncId, StmtId};

@@ -30,6 +30,10 @@
 //! `write_cell(w, o, k')`, `overlap(k, k')`. Those pairs are not listed (they grow with
 //! the square of the accesses of a hot global); [`crate::dependence`] links reads to
 //! writes through the cells instead.
+//!
+//! The same rules in Datalog, the readable specification beside the math above:
+//! `rules/dl/data_dep.dl`, interpreted by [`crate::dl`] and equal to this program on every
+//! fixture and corpus program (`rules/tests/dl_differential.rs`).
 
 use crate::points_to::{sorted, PointsTo};
 use analysis::facts::{Facts, FuncId, Obj, StmtId, Var};

@@ -26,6 +26,10 @@
 //! and the node reaches its writers `write_at(w, n)`; only a read with a writer of `n`
 //! that it happens before gets explicit `memory` edges to the other writers of `n`.
 //! `inter_thread(r, n)`: read `r` may read cell `n` as written by another thread.
+//!
+//! The same rules in Datalog, the readable specification beside the math above:
+//! `rules/dl/dependence.dl`, interpreted by [`crate::dl`] and equal to this program on
+//! every fixture and corpus program (`rules/tests/dl_differential.rs`).
 
 use crate::call_graph::CallGraph;
 use crate::control_dep::ControlDeps;

@@ -60,6 +60,11 @@
 //! mhp(a, b)          ← may_run_in_parallel(func(a), func(b)), ¬hb(a, b), ¬hb(b, a),
 //!                      ¬before_all(a, b), ¬before_all(b, a), ¬after_all(a, b), ¬after_all(b, a)
 //! ```
+//!
+//! The same rules in Datalog, the readable specification beside the math above:
+//! `rules/dl/happens_before.dl` (may-happen-in-parallel in `rules/dl/lib/mhp.dl`),
+//! interpreted by [`crate::dl`] and equal to this program on every fixture and corpus
+//! program (`rules/tests/dl_differential.rs`).
 
 use crate::call_graph::CallGraph;
 use crate::data_dep::DataDeps;

@@ -21,6 +21,11 @@
 //! locks are reported (the common case; longer cycles need three threads). Acquisitions
 //! through a pointer that may name several mutexes are not `acquire` facts, so their
 //! inversions are missed.
+//!
+//! The same rules in Datalog, the readable specification beside the math above:
+//! `rules/dl/lock_order.dl` (may-happen-in-parallel in `rules/dl/lib/mhp.dl`), interpreted
+//! by [`crate::dl`] and equal to this program on every fixture and corpus program
+//! (`rules/tests/dl_differential.rs`).
 
 use crate::call_graph::CallGraph;
 use crate::happens_before::HappensBefore;

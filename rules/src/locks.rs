@@ -23,6 +23,10 @@
 //! ```
 //! An acquire with no matching release later in its own function (a `lock()` wrapper)
 //! pairs with every release of a may-aliased mutex anywhere.
+//!
+//! The same rules in Datalog, the readable specification beside the math above:
+//! `rules/dl/locks.dl`, interpreted by [`crate::dl`] and equal to this program on every
+//! fixture and corpus program (`rules/tests/dl_differential.rs`).
 
 use crate::points_to::{sorted, PointsTo};
 use analysis::facts::{Facts, Obj, StmtId, Var, ANY_OFFSET};

@@ -48,6 +48,11 @@
 //! through its own address constant touch the slot of their own activation, never another
 //! thread's. `mhp` is [`HappensBefore::may_happen_in_parallel`] (threads that may run both
 //! functions, minus the pairs ordered by creation, join and program order).
+//!
+//! The same rules in Datalog, the readable specification beside the math above:
+//! `rules/dl/races.dl` (may-happen-in-parallel in `rules/dl/lib/mhp.dl`), interpreted by
+//! [`crate::dl`] and equal to this program on every fixture and corpus program
+//! (`rules/tests/dl_differential.rs`).
 
 use crate::call_graph::CallGraph;
 use crate::data_dep::DataDeps;

@@ -36,6 +36,10 @@
 //! cell(n) ← (f1(w) ∨ f2(w)), write_at(w, n)
 //! f1(r) ← cell(n), read_via(r, n)
 //! ```
+//!
+//! The same rules in Datalog, the readable specification beside the math above:
+//! `rules/dl/slice.dl`, interpreted by [`crate::dl`] and equal to this program on every
+//! fixture and corpus program (`rules/tests/dl_differential.rs`).
 
 use crate::dependence::{DepClass, DependenceGraph};
 use analysis::facts::{Obj, StmtId};

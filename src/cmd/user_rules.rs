@@ -463,10 +463,6 @@ pub fn time_interpreted(
             .map(|t| t.duration.as_secs_f64() * 1e3)
             .reduce(f64::min);
         match ascent {
-            Some(a) if *set == "races" => {
-                // races.dl is the lockset half of the rule set: not comparable.
-                println!("{set:<16} {a:>12.3} {best:>15.3}   (ascent: locksets and races; .dl: locksets)");
-            }
             Some(a) => {
                 total_a += a;
                 total_i += best;

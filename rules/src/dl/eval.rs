@@ -91,22 +91,22 @@ impl Rel {
         true
     }
 
-    fn catch_up(&mut self) {
-        for ix in &mut self.indexes {
-            let mut key = Vec::with_capacity(ix.cols.len());
-            for i in ix.upto..self.len {
-                let t = &self.data[i * self.arity..(i + 1) * self.arity];
-                key.clear();
-                key.extend(ix.cols.iter().map(|&c| t[c]));
-                match ix.map.get_mut(key.as_slice()) {
-                    Some(v) => v.push(i as u32),
-                    None => {
-                        ix.map.insert(key.as_slice().into(), vec![i as u32]);
-                    }
+    /// Indexes the tuples added since index `ix` was last used.
+    fn catch_up(&mut self, ix: usize) {
+        let ix = &mut self.indexes[ix];
+        let mut key = Vec::with_capacity(ix.cols.len());
+        for i in ix.upto..self.len {
+            let t = &self.data[i * self.arity..(i + 1) * self.arity];
+            key.clear();
+            key.extend(ix.cols.iter().map(|&c| t[c]));
+            match ix.map.get_mut(key.as_slice()) {
+                Some(v) => v.push(i as u32),
+                None => {
+                    ix.map.insert(key.as_slice().into(), vec![i as u32]);
                 }
             }
-            ix.upto = self.len;
         }
+        ix.upto = self.len;
     }
 
     /// The tuples, in insertion order.
@@ -341,9 +341,28 @@ impl Db {
         }
     }
 
+    /// Whether a plan may match: none of its atoms reads an empty range (a rule over a
+    /// relation that is still empty, or a variant over a round without news, derives
+    /// nothing, and its indexes need not be built).
+    fn may_match(&self, plan: &Plan) -> bool {
+        plan.ops.iter().all(|op| match op {
+            Op::Scan { rel, src, .. } | Op::Lookup { rel, src, .. } => {
+                !self.rels[*rel].range(*src).is_empty()
+            }
+            _ => true,
+        })
+    }
+
     fn run_plans(&mut self, plans: &[Plan], pending: &mut [Vec<i64>]) {
-        for rel in &mut self.rels {
-            rel.catch_up();
+        let plans: Vec<&Plan> = plans.iter().filter(|p| self.may_match(p)).collect();
+        // Only the indexes these plans probe are brought up to date: an index of a large
+        // input that no running rule looks up is never built.
+        let mut used = Vec::new();
+        for plan in &plans {
+            indexes_used(&plan.ops, &mut used);
+        }
+        for (rel, ix) in used {
+            self.rels[rel].catch_up(ix);
         }
         let mut exec = Exec {
             rels: &self.rels,
@@ -409,6 +428,48 @@ impl Db {
                 }
             }
         }
+    }
+}
+
+/// The `(relation, index)` pairs that `ops` look tuples up by (in aggregates too).
+fn indexes_used(ops: &[Op], out: &mut Vec<(RelId, usize)>) {
+    for op in ops {
+        match op {
+            Op::Lookup {
+                rel, index, key, ..
+            } => {
+                out.push((*rel, *index));
+                key.iter().for_each(|e| expr_indexes(e, out));
+            }
+            Op::Neg { rel, index, key } => {
+                if let Some(ix) = index {
+                    out.push((*rel, *ix));
+                }
+                key.iter().flatten().for_each(|e| expr_indexes(e, out));
+            }
+            Op::Filter(_, a, b) => {
+                expr_indexes(a, out);
+                expr_indexes(b, out);
+            }
+            Op::Assign(_, e) => expr_indexes(e, out),
+            Op::Scan { .. } => {}
+        }
+    }
+}
+
+fn expr_indexes(e: &CExpr, out: &mut Vec<(RelId, usize)>) {
+    match e {
+        CExpr::Count(ops) => indexes_used(ops, out),
+        CExpr::Aggregate(_, target, ops) => {
+            expr_indexes(target, out);
+            indexes_used(ops, out);
+        }
+        CExpr::Arith(_, a, b) => {
+            expr_indexes(a, out);
+            expr_indexes(b, out);
+        }
+        CExpr::Neg(a) => expr_indexes(a, out),
+        CExpr::Const(_) | CExpr::Slot(_) => {}
     }
 }
 

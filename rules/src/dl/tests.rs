@@ -283,3 +283,15 @@ fn aggregate_and_ord_errors_name_line_and_column() {
         assert!(m.starts_with(want), "{text:?}:\n{m}");
     }
 }
+
+#[test]
+fn every_shipped_rule_set_parses_and_runs_from_the_binary() {
+    let facts = facts();
+    let inputs = Inputs::new(&facts);
+    for (set, _, _) in SHIPPED {
+        let file = shipped(set).expect("listed");
+        let e = evaluate(&file, &inputs).unwrap_or_else(|err| panic!("{set}: {err}"));
+        assert!(!e.outputs().is_empty(), "{set}");
+    }
+    assert!(shipped("no-such-rule-set").is_none());
+}

@@ -44,6 +44,11 @@
 //! `pthread_exit(v)` (anywhere) and through the `return v` of a thread's entry function.
 //! The field-insensitive variant ([`run_field_insensitive`]) runs the same rules with every
 //! offset replaced by `*`; its results include the field-sensitive ones (a test checks it).
+//!
+//! The same rules in Datalog, the readable specification beside the math above:
+//! `rules/dl/points_to.dl` (the field-sensitive rules; the variant has none), interpreted
+//! by [`crate::dl`] and equal to this program on every fixture and corpus program
+//! (`rules/tests/dl_differential.rs`).
 
 use analysis::facts::{Facts, FuncId, Obj, StmtId, Var, ANY_OFFSET};
 use ascent::ascent;
