@@ -626,3 +626,39 @@ fn the_witness_schema_rejects_what_validators_reject() {
         assert!(rejected, "bad witness {i} passed the check:\n{yaml}");
     }
 }
+
+#[test]
+fn compare_peers_prints_the_goals_from_a_results_file_and_peer_tsvs() {
+    let s = Sandbox::new("compare-peers");
+    s.task("pthread", "a", "unreach-call", false, "violation");
+    s.task("pthread", "b", "unreach-call", true, "safe");
+    let o = s.agx(&["bench", "pthread", "--out", "r.json", "--summary"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    fs::create_dir_all(s.path("peers")).unwrap();
+    let header = "folder\tstem\texpected\ttool\tverdict\tclass\tseconds\texecutions\tnote\n";
+    fs::write(
+        s.path("peers/nidhugg.tsv"),
+        format!(
+            "{header}pthread\ta\tfalse\tnidhugg\tFALSE\tcorrect false\t30.0\t1\t\n\
+             pthread\tb\ttrue\tnidhugg\tTRUE\tcorrect true\t20.0\t0\t\n"
+        ),
+    )
+    .unwrap();
+    let o = s.agx(&["bench", "--compare-peers", "r.json", "--peers", "peers"]);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    assert!(text.contains("AGX VS PEERS (2 tasks"), "{text}");
+    // a: nidhugg's FALSE sets the bar (61 s), met; b: a TRUE without executions sets none.
+    assert!(text.contains("GOAL decide: 1 tasks"), "{text}");
+    assert!(text.contains("agx meets 1"), "{text}");
+    assert!(
+        text.contains("agx decides 1 tasks no peer decides: pthread/b"),
+        "{text}"
+    );
+
+    fs::write(s.path("peers/bad.tsv"), "nonsense\n").unwrap();
+    let o = s.agx(&["bench", "--compare-peers", "r.json", "--peers", "peers"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("bad.tsv:1: header is not"), "{err}");
+}

@@ -11,6 +11,7 @@ pub mod frontend;
 pub mod ir;
 pub mod lower;
 pub mod sarif;
+pub mod spin;
 
 pub use frontend::{FrontendError, FrontendOptions};
 pub use ir::Program;

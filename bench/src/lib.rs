@@ -17,6 +17,8 @@
 //! - [`run`]: the parallel driver with the progress bar;
 //! - [`paper`]: `--paper-table2`, the paper's Table 2 (data and SV-COMP mapping) beside
 //!   agx's baseline / dpor / dpor+ag;
+//! - [`peers`]: `--compare-peers`, agx's results beside other model checkers' (Nidhugg,
+//!   GenMC) per task, with issue 15's goals;
 //! - [`hunt`]: `--hunt`, `agx hunt --assertions` against `agx verify` on expected-false
 //!   tasks;
 //! - [`witness`]: the YAML violation witness (format 2.0 with thread ids) of `agx svcomp`.
@@ -28,6 +30,7 @@ pub mod child;
 pub mod compare;
 pub mod hunt;
 pub mod paper;
+pub mod peers;
 pub mod report;
 pub mod results;
 pub mod run;

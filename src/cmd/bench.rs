@@ -14,6 +14,7 @@
 
 use super::common::Seconds;
 use super::exit::{self, Answer};
+use analysis::ir::DataModel;
 use anyhow::{bail, Context, Result};
 use bench::child;
 use bench::hunt;
@@ -23,7 +24,7 @@ use bench::results::{
 };
 use bench::run::{self, strategy_label, Plan};
 use bench::task::Task;
-use bench::{compare, paper, report, task};
+use bench::{compare, paper, peers, report, task};
 use explorer::symbolic::Strategy;
 use std::ffi::OsString;
 use std::io::Write;
@@ -51,7 +52,7 @@ pub struct Args {
     /// root (default ../shared/svcomp).
     #[arg(
         value_name = "PATH",
-        required_unless_present_any = ["compare", "paper_table2", "show"]
+        required_unless_present_any = ["compare", "paper_table2", "show", "compare_peers"]
     )]
     pub paths: Vec<PathBuf>,
     /// Run the SV-COMP tasks that stand for the rows of the assertion-guided paper's
@@ -97,6 +98,21 @@ pub struct Args {
     /// runs and time per task, medians.
     #[arg(long, num_args = 2, value_names = ["OLD", "NEW"], conflicts_with_all = ["paths", "out", "csv"])]
     pub compare: Option<Vec<PathBuf>>,
+    /// Print a saved results file's unreach-call tasks beside the peers' results (Nidhugg,
+    /// GenMC; `--peers DIR`) instead of running: per task the verdicts, runs/executions,
+    /// times and ratios, and issue 15's goals (tasks a peer decides that agx misses or is
+    /// more than 2x + 0.2 s slower on; runs above a peer's executions).
+    #[arg(long, value_name = "RESULTS", conflicts_with_all = ["paths", "out", "csv", "compare", "show"])]
+    pub compare_peers: Option<PathBuf>,
+    /// The directory of the peers' result files (`*.tsv`: folder, stem, expected, tool,
+    /// verdict, class, seconds, executions, note) for --compare-peers.
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = "../shared/peers",
+        requires = "compare_peers"
+    )]
+    pub peers: PathBuf,
     /// Print the report of a saved results file (any mode) instead of running.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["paths", "out", "csv", "compare"])]
     pub show: Option<PathBuf>,
@@ -109,6 +125,9 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode> {
     if let Some(files) = &args.compare {
         return run_compare(&files[0], &files[1]);
+    }
+    if let Some(file) = &args.compare_peers {
+        return run_compare_peers(file, &args.peers);
     }
     if let Some(file) = &args.show {
         let results = Results::load(file)?;
@@ -411,6 +430,34 @@ fn run_compare(old: &Path, new: &Path) -> Result<ExitCode> {
     ))?;
     let wrong = new_results.records.iter().any(|r| r.outcome.is_wrong());
     Ok(exit_code(wrong))
+}
+
+fn run_compare_peers(results_file: &Path, peers_dir: &Path) -> Result<ExitCode> {
+    let results = Results::load(results_file)?;
+    let peer_rows = peers::load_dir(peers_dir)?;
+    let has_inputs = |r: &Record| {
+        let source = r.source.as_ref()?;
+        let data_model = match r.data_model.as_str() {
+            "lp64" => DataModel::Lp64,
+            _ => DataModel::Ilp32,
+        };
+        peers::program_has_inputs(Path::new(source), data_model)
+    };
+    let comparison = peers::compare(&results.records, &peer_rows, &has_inputs);
+    if comparison.rows.is_empty() {
+        bail!(
+            "no unreach-call task of {} has a row in the peers' results in {}",
+            results_file.display(),
+            peers_dir.display()
+        );
+    }
+    print_stdout(&format!(
+        "COMPARE PEERS {} (agx) with {}\n\n{}",
+        results_file.display(),
+        peers_dir.display(),
+        peers::render(&comparison)
+    ))?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Writes `text` to `path` through a temporary file beside it and a rename, so that a

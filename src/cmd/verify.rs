@@ -105,6 +105,11 @@ pub struct Args {
     /// `safe` verdict then holds only for runs without them, and says so).
     #[arg(long)]
     pub no_spurious_wakeups: bool,
+    /// Explore every failing iteration of spin loops (loops of loads only whose registers
+    /// are dead at the header) instead of stopping a thread after one (the spin-loop
+    /// reduction, same verdicts; for measuring and cross-checking it).
+    #[arg(long)]
+    pub no_spin_reduction: bool,
     /// Memory budget in MiB: live heap blocks beyond it end a path, and a search whose
     /// resident memory exceeds it stops; the verdict is then `unknown` naming `memory`.
     #[arg(long, value_name = "MIB", default_value_t = 4096)]
@@ -238,6 +243,7 @@ fn config(args: &Args, driver: &Driver) -> Result<Config> {
     c.program_name = args.input.file.display().to_string();
     c.trace = args.trace_search;
     c.spurious_wakeups = !args.no_spurious_wakeups;
+    c.spin_loops = !args.no_spin_reduction;
     c.max_memory = args.max_memory.saturating_mul(1 << 20);
     let mut checks = Checks::default();
     for kind in &args.check {

@@ -272,6 +272,9 @@ pub struct Setup<'p> {
     pub back_edges: FxHashSet<(FuncId, u32, u32)>,
     /// Targets of back edges: loop headers `(function, block)`.
     pub loop_headers: FxHashSet<(FuncId, u32)>,
+    /// The back edges of spin loops (empty when `Config::spin_loops` is off): taking one
+    /// ends a failing iteration, after which the thread spins.
+    pub spin_back_edges: FxHashSet<(FuncId, u32, u32)>,
     /// Registers some statement or terminator reads, per function.
     pub read_regs: Vec<FxHashSet<analysis::ir::RegId>>,
     pub dead_marker: ObjInst,
@@ -392,6 +395,11 @@ impl<'p> Engine<'p> {
                 statics,
                 tls_objects,
                 loop_headers: back_edges.iter().map(|&(f, _, b)| (f, b)).collect(),
+                spin_back_edges: if cfg.spin_loops {
+                    spin_back_edges(prog)
+                } else {
+                    FxHashSet::default()
+                },
                 back_edges,
                 read_regs: read_regs(prog),
                 dead_marker,
@@ -1147,6 +1155,20 @@ fn static_objects(
 
 /// `(function, from, to)` for every edge that closes a cycle in a depth-first search of
 /// a function's blocks from its entry: the back edges whose targets are loop headers.
+/// The edges back to the header of every spin loop of the program.
+fn spin_back_edges(prog: &Program) -> FxHashSet<(FuncId, u32, u32)> {
+    let mut edges = FxHashSet::default();
+    for l in analysis::spin::spin_loops(prog) {
+        let f = prog.function(l.func);
+        for &b in &l.blocks {
+            if f.block(b).term.kind.successors().contains(&l.header) {
+                edges.insert((l.func, b.0, l.header.0));
+            }
+        }
+    }
+    edges
+}
+
 fn back_edges(prog: &Program) -> FxHashSet<(FuncId, u32, u32)> {
     let mut out = FxHashSet::default();
     for f in &prog.functions {

@@ -199,6 +199,12 @@ pub struct Config {
     /// exceeds it. Either makes the verdict at best `Unknown` naming `memory`. Default:
     /// 4 GiB ([`crate::concrete::DEFAULT_MAX_MEMORY`]).
     pub max_memory: u64,
+    /// Spin-loop reduction (issue 15): a thread that completes a failing iteration of a
+    /// spin loop ([`analysis::spin`]: only loads and register assignments, its registers
+    /// dead at the header) stops for the rest of the run, its failing iterations adding
+    /// no runs; the module doc of `analysis::spin` gives the soundness argument. Default:
+    /// true.
+    pub spin_loops: bool,
 }
 
 impl Default for Config {
@@ -224,6 +230,7 @@ impl Default for Config {
             trace: false,
             spurious_wakeups: true,
             max_memory: crate::concrete::DEFAULT_MAX_MEMORY,
+            spin_loops: true,
         }
     }
 }

@@ -1207,6 +1207,15 @@ impl<'p> Engine<'p> {
         let func = frame.func;
         frame.block = block;
         frame.index = 0;
+        // Inside an atomic section nobody else can run: spinning there is a livelock,
+        // left to the cycle check.
+        let in_atomic = st.atomic_owner == Some(t) || st.threads[t].atomic > 0;
+        if !in_atomic && self.setup.spin_back_edges.contains(&(func, from, block)) {
+            self.trace_event(|| format!("thread {t} spins at {}", self.location(term.span)));
+            st.threads[t].status = Status::Spinning;
+            return Flow::Park;
+        }
+        let frame = st.top_mut(t);
         if self.setup.back_edges.contains(&(func, from, block)) {
             let count = match frame.loops.iter_mut().find(|(h, _)| *h == block) {
                 Some((_, n)) => {

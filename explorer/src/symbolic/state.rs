@@ -60,6 +60,10 @@ pub enum Status {
     Joined,
     /// An `assume` was false: the run has ended (kept only while the step finishes).
     Stopped,
+    /// It completed a failing iteration of a spin loop (`Setup::spin_back_edges`): it
+    /// takes no further step in this run, which the other threads go on without; not a
+    /// deadlock when they end.
+    Spinning,
 }
 
 #[derive(Clone)]
@@ -307,7 +311,7 @@ impl State {
     pub fn is_live(&self, t: Tid) -> bool {
         !matches!(
             self.threads[t].status,
-            Status::Finished { .. } | Status::Joined | Status::Stopped
+            Status::Finished { .. } | Status::Joined | Status::Stopped | Status::Spinning
         )
     }
 
@@ -544,6 +548,7 @@ impl KeyWriter {
             }
             Status::Joined => self.put(6),
             Status::Stopped => self.put(7),
+            Status::Spinning => self.put(8),
         }
     }
 }
