@@ -107,7 +107,7 @@ fn run_trials(
         let slice = deadline.saturating_duration_since(now) / waves;
         let trial_deadline = (now + slice).min(deadline);
         let trial = Trial::new(prog, goal, abs, cfg, engine, &cancel, trial_deadline);
-        let result = trial.run(sets[i].traces.clone());
+        let result = trial.run_along(sets[i].traces.clone());
         if decisive(&result.end) {
             cancel.store(true, Ordering::Relaxed);
         }

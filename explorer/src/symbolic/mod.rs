@@ -36,24 +36,48 @@
 //! undefined behaviour on any path; otherwise the verdict is `Unknown` with the reasons.
 //!
 //! # Code map
-//! [`term`] (hash-consed terms, folding), [`model`] (evaluation), [`smt`] (Z3),
-//! [`value`] (values, arithmetic), [`state`] (threads, memory), [`engine`] (the search
-//! driver, forks, leaves), [`run`] (local statements), [`events`] (visible events),
-//! [`search`] (nodes, strategies), [`dpor`], [`summary`], [`reach`] and [`type_b`]
-//! (§6.1), [`witness`].
+//! Terms and solving: [`term`] (hash-consed terms), [`fold`] (constant folding),
+//! [`term_text`], [`model`] (evaluation), [`smt`] (Z3), [`value`] (values, arithmetic,
+//! [`value::Twin`]: a value with its weakest-precondition twin), [`state`] (threads,
+//! memory), [`names`].
+//!
+//! The engine, by the lifetime of its data ([`engine`]): [`engine::Setup`] (fixed for
+//! the program), [`path`] (the current path: condition, pins, model, inputs, trace;
+//! forks), [`engine::SearchState`] (DPOR, summaries, findings, statistics, budget).
+//!
+//! A step ([`step`]: [`step::StepCtx`] carries the step's accesses and the recorder of
+//! its transformer): [`init`] (initial state, threads, frames), [`twins`] (operands
+//! and registers with their twins, check and pin forks), [`local`] (local statements),
+//! [`control`] (terminators), [`events`] (loads and stores), [`sync`] (mutexes,
+//! conditions, atomic sections, thread ends), [`threads`] (create, join), [`enabled`]
+//! (enabledness, pending footprints), [`ends`] (the ends of runs, reports).
+//!
+//! The search: [`search`] (nodes, strategies), [`dpor`], [`summary`], [`reach`] and
+//! [`type_b`] (§6.1), [`witness`].
 
+pub mod control;
 pub mod dpor;
+pub mod enabled;
+pub mod ends;
 pub mod engine;
 pub mod events;
+pub mod fold;
+pub mod init;
+pub mod local;
 pub mod model;
 pub mod names;
+pub mod path;
 pub mod reach;
-pub mod run;
 pub mod search;
 pub mod smt;
 pub mod state;
+pub mod step;
 pub mod summary;
+pub mod sync;
 pub mod term;
+pub mod term_text;
+pub mod threads;
+pub mod twins;
 pub mod type_b;
 pub mod value;
 pub mod witness;
