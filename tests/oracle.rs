@@ -53,7 +53,7 @@ use explorer::concrete::{
     RunConfig, RuntimeError, ScheduleFallback, SchedulePolicy, ThreadId, UninitPolicy,
     ViolationKind,
 };
-use explorer::symbolic::{self, Config, Outcome, Repair, Strategy, Verdict};
+use explorer::symbolic::{self, Config, Outcome, Reason, Repair, Strategy, Verdict};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! Which threads may take the next step, and the footprint DPOR assumes for a thread's
 //! pending event before it runs.
 
-use super::dpor::{Access, Footprint, Loc, Role};
+use super::dpor::{sync_objects, Access, Footprint, Loc, Role, SyncObject};
 use super::engine::Engine;
 use super::names::{ObjInst, ThreadName};
 use super::state::{State, Status, Tid};
@@ -142,9 +142,13 @@ impl<'p> Engine<'p> {
             },
             None => Access::write(Loc::All),
         };
-        let sync = |a: Option<(ObjInst, Option<u64>)>, mk: fn(ObjInst, u64) -> Loc| match a {
-            Some((o, Some(off))) => Access::write(mk(o, off)),
-            _ => Access::write(Loc::All),
+        let sync = |a: Option<(ObjInst, Option<u64>)>, kind: SyncObject, role: Role| {
+            let mut access = match a {
+                Some((o, Some(off))) => Access::write(kind.loc(o, off)),
+                _ => Access::write(Loc::All),
+            };
+            access.role = role;
+            access
         };
         Some(match th.status {
             Status::AtEvent => {
@@ -153,34 +157,6 @@ impl<'p> Engine<'p> {
                     StmtKind::Load { addr, .. } => vec![cell(self.peek_addr(st, t, addr), false)],
                     StmtKind::Store { addr, .. } => vec![cell(self.peek_addr(st, t, addr), true)],
                     StmtKind::Sync { op, .. } => match op {
-                        SyncOp::MutexLock { mutex } => {
-                            let mut a = sync(self.peek_addr(st, t, mutex), Loc::Mutex);
-                            a.role = Role::Acquire;
-                            vec![a]
-                        }
-                        SyncOp::MutexUnlock { mutex } => {
-                            let mut a = sync(self.peek_addr(st, t, mutex), Loc::Mutex);
-                            a.role = Role::Release;
-                            vec![a]
-                        }
-                        SyncOp::MutexInit { mutex }
-                        | SyncOp::MutexTryLock { mutex }
-                        | SyncOp::MutexDestroy { mutex } => {
-                            vec![sync(self.peek_addr(st, t, mutex), Loc::Mutex)]
-                        }
-                        SyncOp::CondSignal { cond } | SyncOp::CondBroadcast { cond } => {
-                            let mut a = sync(self.peek_addr(st, t, cond), Loc::Cond);
-                            a.role = Role::Release;
-                            vec![a]
-                        }
-                        SyncOp::CondInit { cond } | SyncOp::CondDestroy { cond } => {
-                            vec![sync(self.peek_addr(st, t, cond), Loc::Cond)]
-                        }
-                        SyncOp::CondWait { cond, mutex } => {
-                            let mut m = sync(self.peek_addr(st, t, mutex), Loc::Mutex);
-                            m.role = Role::Release;
-                            vec![sync(self.peek_addr(st, t, cond), Loc::Cond), m]
-                        }
                         SyncOp::ThreadCreate { handle, .. } => {
                             let child = self.names_child(th);
                             let mut f = vec![cell(self.peek_addr(st, t, handle), true)];
@@ -202,6 +178,10 @@ impl<'p> Engine<'p> {
                             None => vec![Access::write(Loc::All)],
                         },
                         SyncOp::AtomicEnd => vec![Access::write(Loc::All)],
+                        _ => sync_objects(op)
+                            .into_iter()
+                            .map(|(o, kind, role)| sync(self.peek_addr(st, t, o), kind, role))
+                            .collect(),
                     },
                     _ => vec![Access::write(Loc::All)],
                 }

@@ -469,12 +469,7 @@ impl<'p> Engine<'p> {
     /// Replaces the state variables of `phi` by their values in `st`; `None` if one has
     /// no value of its width there (then the state does not match the summary).
     fn instantiate(&mut self, st: &State, phi: TermId) -> Option<TermId> {
-        let by_key: FxHashMap<ThreadKey, Tid> = st
-            .threads
-            .iter()
-            .enumerate()
-            .map(|(i, th)| (th.key, i))
-            .collect();
+        let by_key = st.tids_by_key();
         let mut map = FxHashMap::default();
         let mut bits = 0;
         for (var, width) in self.pool.vars(phi) {
@@ -527,12 +522,7 @@ impl<'p> Engine<'p> {
     /// not). Otherwise returns the accesses on this path's clock scale, for the enclosing
     /// nodes' tables.
     fn repair(&mut self, st: &State, rw: &RwTable, clocks: &[VClock]) -> Option<Accesses> {
-        let by_key: FxHashMap<ThreadKey, Tid> = st
-            .threads
-            .iter()
-            .enumerate()
-            .map(|(i, th)| (th.key, i))
-            .collect();
+        let by_key = st.tids_by_key();
         let floor = clocks
             .iter()
             .skip(1)

@@ -2,6 +2,7 @@
 //! re-acquires and spurious wake-ups), atomic sections, and the end event of a thread.
 //! Each follows the interpreter's `concrete::events` (which decides the semantics).
 
+use super::dpor::sync_objects;
 use super::dpor::{Access, Loc};
 use super::engine::{End, Engine};
 use super::events::Resolved;
@@ -11,6 +12,13 @@ use super::summary::WpOp;
 use super::value::{SVal, Twin};
 use crate::concrete::{EventKind, ViolationKind};
 use analysis::ir::{Operand, RegId, Span, Stmt, SyncOp, EBUSY};
+/// Why a waiting thread re-acquires its mutex.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum WakeUp {
+    Signalled,
+    Spurious,
+}
+
 fn wake(st: &mut State, w: Tid) {
     if let Status::Waiting { cond, mutex, stmt } = st.threads[w].status {
         st.threads[w].status = Status::Reacquire { cond, mutex, stmt };
@@ -53,21 +61,8 @@ impl<'p> Engine<'p> {
         let span = stmt.span;
         // Resolve addresses first: a fork re-executes the statement.
         let addrs: Vec<Addr> = {
-            let operands: Vec<&Operand> = match op {
-                SyncOp::MutexInit { mutex }
-                | SyncOp::MutexLock { mutex }
-                | SyncOp::MutexUnlock { mutex }
-                | SyncOp::MutexTryLock { mutex }
-                | SyncOp::MutexDestroy { mutex } => vec![mutex],
-                SyncOp::CondInit { cond }
-                | SyncOp::CondDestroy { cond }
-                | SyncOp::CondSignal { cond }
-                | SyncOp::CondBroadcast { cond } => vec![cond],
-                SyncOp::CondWait { cond, mutex } => vec![cond, mutex],
-                _ => vec![],
-            };
             let mut out = Vec::new();
-            for o in operands {
+            for (o, _, _) in sync_objects(op) {
                 match self.sync_addr(st, t, span, o, &mut k.wp_ops) {
                     Ok(a) => out.push(a),
                     Err(f) => return self.commit_fault(t, stmt, k, f),
@@ -229,35 +224,45 @@ impl<'p> Engine<'p> {
         }
     }
 
-    /// Re-acquiring a mutex after a signal, or the end event of a thread.
+    /// A waiting thread takes its mutex back after a signal (an acquire of the condition
+    /// the signal released), or spuriously: it leaves the condition's queue (which a
+    /// later signal would have served), a write of the condition that races with the
+    /// signals.
+    fn reacquire(&mut self, st: &mut State, t: Tid, k: &mut StepCtx, wake: WakeUp) -> Flow {
+        let (Status::Reacquire { cond, mutex, stmt } | Status::Waiting { cond, mutex, stmt }) =
+            st.threads[t].status
+        else {
+            return Flow::Park;
+        };
+        let span = self.setup.prog.stmt(stmt).span();
+        self.record(t, stmt, span, EventKind::Reacquire);
+        if wake == WakeUp::Spurious {
+            if let Some(q) = st.conds.get_mut(&cond) {
+                q.retain(|&w| w != t);
+            }
+        }
+        st.mutexes.insert(mutex, t);
+        st.threads[t].status = Status::AtEvent;
+        k.touch(Access::acquire(Loc::Mutex(mutex.0, mutex.1)));
+        let cond = Loc::Cond(cond.0, cond.1);
+        k.touch(match wake {
+            WakeUp::Signalled => Access::acquire(cond),
+            WakeUp::Spurious => Access::write(cond),
+        });
+        k.shared_effect.get_or_insert_with(|| match wake {
+            WakeUp::Signalled => "a mutex re-acquire".to_string(),
+            WakeUp::Spurious => "a spurious wake-up".to_string(),
+        });
+        Flow::Next
+    }
+
+    /// Re-acquiring a mutex after a signal or a spurious wake-up, or the end event of a
+    /// thread.
     pub fn exec_special(&mut self, st: &mut State, t: Tid, k: &mut StepCtx) -> Flow {
         match st.threads[t].status {
-            Status::Reacquire { cond, mutex, stmt } => {
-                let span = self.setup.prog.stmt(stmt).span();
-                self.record(t, stmt, span, EventKind::Reacquire);
-                st.mutexes.insert(mutex, t);
-                st.threads[t].status = Status::AtEvent;
-                k.touch(Access::acquire(Loc::Mutex(mutex.0, mutex.1)));
-                k.touch(Access::acquire(Loc::Cond(cond.0, cond.1)));
-                k.shared_effect
-                    .get_or_insert_with(|| "a mutex re-acquire".to_string());
-                Flow::Next
-            }
-            Status::Waiting { cond, mutex, stmt } if self.setup.cfg.spurious_wakeups => {
-                // A spurious wake-up: the thread leaves the condition's queue (which a
-                // later signal would have served) and re-acquires the mutex.
-                let span = self.setup.prog.stmt(stmt).span();
-                self.record(t, stmt, span, EventKind::Reacquire);
-                if let Some(q) = st.conds.get_mut(&cond) {
-                    q.retain(|&w| w != t);
-                }
-                st.mutexes.insert(mutex, t);
-                st.threads[t].status = Status::AtEvent;
-                k.touch(Access::acquire(Loc::Mutex(mutex.0, mutex.1)));
-                k.touch(Access::write(Loc::Cond(cond.0, cond.1)));
-                k.shared_effect
-                    .get_or_insert_with(|| "a spurious wake-up".to_string());
-                Flow::Next
+            Status::Reacquire { .. } => self.reacquire(st, t, k, WakeUp::Signalled),
+            Status::Waiting { .. } if self.setup.cfg.spurious_wakeups => {
+                self.reacquire(st, t, k, WakeUp::Spurious)
             }
             Status::Ending {
                 value,
