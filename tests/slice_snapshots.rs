@@ -139,8 +139,68 @@ fn impact_from_a_diff_of_two_versions() {
     };
     assert_eq!(lines("forward"), vec![11, 14]);
     assert_eq!(lines("backward"), vec![1, 3, 9, 10, 11, 17, 18]);
-    assert!(v["changed"]
+    // The statement mapping: line 11 is modified (not also deleted), and the comment
+    // lines that differ between the two files are no change.
+    assert_eq!(v["changed"], serde_json::json!([11]));
+    assert_eq!(v["deleted_in_old"], serde_json::json!([]));
+}
+
+/// A version of s2_impact.c that differs in comments, blank lines and layout only: no
+/// statement changed, so nothing is impacted although every line moved.
+#[test]
+fn impact_of_a_comment_only_edit_is_empty() {
+    let old = std::fs::read_to_string(project_root().join("fixtures/paper/s2_impact.c")).unwrap();
+    let edited = old
+        .replace(
+            "int x, y, z;",
+            "/* shared */\n\nint x, y, z; /* three globals */",
+        )
+        .replace("  y = x - 1;", "\n  y = x - 1; /* unchanged */\n");
+    let dir = tempfile::tempdir().unwrap();
+    let new = dir.path().join("s2_comments.c");
+    std::fs::write(&new, edited).unwrap();
+    let out = agx(&[
+        "impact",
+        new.to_str().unwrap(),
+        "--old",
+        "fixtures/paper/s2_impact.c",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for key in ["changed", "deleted_in_old", "forward", "backward"] {
+        assert_eq!(v[key], serde_json::json!([]), "{key}: {out}");
+    }
+}
+
+/// Deleting line 3 (`y = x - 1;`) and adding a statement: the deleted line is analysed in
+/// the old version and its impact mapped to the new one.
+#[test]
+fn impact_of_added_and_deleted_statements() {
+    let old = std::fs::read_to_string(project_root().join("fixtures/paper/s2_impact.c")).unwrap();
+    let edited = old
+        .replace("  y = x - 1;\n", "  // deleted\n")
+        .replace("  x -= 2;", "  x -= 2; z = 5;");
+    let dir = tempfile::tempdir().unwrap();
+    let new = dir.path().join("s2_edit.c");
+    std::fs::write(&new, edited).unwrap();
+    let out = agx(&[
+        "impact",
+        new.to_str().unwrap(),
+        "--old",
+        "fixtures/paper/s2_impact.c",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["changed"], serde_json::json!([9]), "{out}");
+    assert_eq!(v["deleted_in_old"], serde_json::json!([3]), "{out}");
+    // y's readers are impacted by the lost write: the `y += 1` and the assertion.
+    let fwd: Vec<u64> = v["forward"]
         .as_array()
         .unwrap()
-        .contains(&serde_json::json!(11)));
+        .iter()
+        .map(|l| l["line"].as_u64().unwrap())
+        .collect();
+    assert!(fwd.contains(&11) && fwd.contains(&14), "{out}");
 }

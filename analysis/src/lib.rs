@@ -5,6 +5,7 @@
 //!
 //! Architecture invariant: this crate knows nothing of the rules or the explorer.
 
+pub mod diff;
 pub mod facts;
 pub mod frontend;
 pub mod ir;

@@ -1,7 +1,8 @@
 //! `agx impact FILE --changed LINE...`: change-impact analysis (Conc-iSE, Algorithm 3).
-//! The changed lines are lines of FILE, the new version; with `--old OLD`, the changed
-//! lines are found by a line diff of OLD against FILE instead (added and modified lines of
-//! FILE), and deleted lines of OLD are analysed in OLD and mapped to FILE.
+//! The changed lines are lines of FILE, the new version; with `--old OLD`, the changes are
+//! found by mapping OLD's statements to FILE's (`analysis::diff`: normalized IR text, so
+//! comments, blank lines and moved code are no changes) and the impacted sets computed as
+//! `agx verify --since` does (`driver::ChangeImpact`).
 //!
 //! Forward impact: what the changed statements may affect; backward impact: what may
 //! affect them (both closures of control and data dependence with the happens-before
@@ -10,13 +11,14 @@
 use super::common::{InputArgs, TextOrJson};
 use super::rules::load_facts;
 use super::slice::{lines_of, Line};
-use crate::driver::Lines;
+use crate::driver::{ChangeImpact, Driver, Lines};
+use analysis::diff::ProgramDiff;
 use analysis::facts::{Facts, StmtId};
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use rules::{Analysis, Direction};
 use serde::Serialize;
-use std::collections::{BTreeSet, HashMap};
-use std::path::PathBuf;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
@@ -39,59 +41,17 @@ struct Impact {
     file: String,
     changed: Vec<u32>,
     deleted_in_old: Vec<u32>,
+    /// Objects (by name) whose type or initializer changed, or that are new.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    changed_objects: Vec<String>,
     forward: Vec<Line>,
     backward: Vec<Line>,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let file = args.input.file.display().to_string();
-    let mut changed: BTreeSet<u32> = args.changed.iter().copied().collect();
-    let mut deleted = Vec::new();
-    let mut line_map = HashMap::new();
-    if let Some(old) = &args.old {
-        let diff = line_diff(old, &args.input.file)?;
-        changed.extend(diff.changed_new);
-        deleted = diff.deleted_old;
-        line_map = diff.old_to_new;
-    }
-    if changed.is_empty() && deleted.is_empty() {
-        bail!("nothing changed: give --changed LINE... or --old OLD with a different OLD");
-    }
-    let facts = load_facts(&args.input)?;
-    let analysis = Analysis::run(&facts);
-    let seeds = stmts_on_lines(&facts, &file, &changed);
-    let mut forward = lines_of(&facts, &analysis.slice(&seeds, Direction::Forward));
-    let mut backward = lines_of(&facts, &analysis.slice(&seeds, Direction::Backward));
-    if !deleted.is_empty() {
-        // Deleted statements: their impact in the old version, mapped to the new one.
-        let old_input = InputArgs {
-            file: args.old.clone().unwrap_or_default(),
-            ..args.input.clone()
-        };
-        let old_facts = load_facts(&old_input)?;
-        let old_analysis = Analysis::run(&old_facts);
-        let old_name = old_input.file.display().to_string();
-        let old_seeds = stmts_on_lines(&old_facts, &old_name, &deleted.iter().copied().collect());
-        for dir in [Direction::Forward, Direction::Backward] {
-            let old_lines = lines_of(&old_facts, &old_analysis.slice(&old_seeds, dir));
-            let mapped: BTreeSet<u32> = old_lines
-                .iter()
-                .filter_map(|l| line_map.get(&l.line).copied())
-                .collect();
-            let mapped_seeds = stmts_on_lines(&facts, &file, &mapped);
-            let set = lines_of(&facts, &analysis.slice(&mapped_seeds, dir));
-            match dir {
-                Direction::Forward => forward.extend(set),
-                Direction::Backward => backward.extend(set),
-            }
-        }
-    }
-    let impact = Impact {
-        file,
-        changed: changed.into_iter().collect(),
-        deleted_in_old: deleted,
-        forward: forward.into_iter().collect(),
-        backward: backward.into_iter().collect(),
+    let impact = match &args.old {
+        Some(old) => impact_of_versions(&args, old)?,
+        None => impact_of_lines(&args)?,
     };
     if args.format == TextOrJson::Json {
         println!("{}", serde_json::to_string_pretty(&impact)?);
@@ -99,6 +59,118 @@ pub fn run(args: Args) -> Result<ExitCode> {
         print!("{}", text(&impact));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--changed LINE...` alone: the closures of the statements on those lines of FILE
+/// (FILE may also be a facts directory).
+fn impact_of_lines(args: &Args) -> Result<Impact> {
+    let file = args.input.file.display().to_string();
+    let changed: BTreeSet<u32> = args.changed.iter().copied().collect();
+    if changed.is_empty() {
+        bail!("nothing changed: give --changed LINE... or --old OLD with a different OLD");
+    }
+    let facts = load_facts(&args.input)?;
+    let analysis = Analysis::run(&facts);
+    let seeds = stmts_on_lines(&facts, &file, &changed);
+    Ok(Impact {
+        forward: lines_of(&facts, &analysis.slice(&seeds, Direction::Forward))
+            .into_iter()
+            .collect(),
+        backward: lines_of(&facts, &analysis.slice(&seeds, Direction::Backward))
+            .into_iter()
+            .collect(),
+        file,
+        changed: changed.into_iter().collect(),
+        deleted_in_old: Vec::new(),
+        changed_objects: Vec::new(),
+    })
+}
+
+/// `--old OLD`: Algorithm 3 over the statement mapping of OLD to FILE (comments, blank
+/// lines and moved code are no changes), plus the closures of any `--changed` lines.
+fn impact_of_versions(args: &Args, old_path: &Path) -> Result<Impact> {
+    let file = args.input.file.display().to_string();
+    let new = Driver::new(args.input.load()?);
+    let old_input = InputArgs {
+        file: old_path.to_path_buf(),
+        ..args.input.clone()
+    };
+    let old = Driver::new(old_input.load()?);
+    let mut ci = ChangeImpact::compute(&old, &new);
+    let extra = stmts_on_lines(new.facts(), &file, &args.changed.iter().copied().collect());
+    for (dir, set) in [
+        (Direction::Forward, &mut ci.forward),
+        (Direction::Backward, &mut ci.backward),
+    ] {
+        set.extend(new.analysis().slice(&extra, dir));
+    }
+    let (changed, deleted_in_old) = changed_lines(&old, &new, &ci.diff, &file, &old_input);
+    let mut changed: BTreeSet<u32> = changed;
+    changed.extend(args.changed.iter().copied());
+    Ok(Impact {
+        forward: lines_of(new.facts(), &ci.forward).into_iter().collect(),
+        backward: lines_of(new.facts(), &ci.backward).into_iter().collect(),
+        file,
+        changed: changed.into_iter().collect(),
+        deleted_in_old: deleted_in_old.into_iter().collect(),
+        changed_objects: ci
+            .diff
+            .changed_objects
+            .iter()
+            .map(|o| new.program().object(*o).name.clone())
+            .collect(),
+    })
+}
+
+/// Lines of FILE with an added or modified statement, or that lost a statement but keep
+/// others; lines of OLD that lost all their statements (a modified line is not also
+/// reported as deleted).
+fn changed_lines(
+    old: &Driver,
+    new: &Driver,
+    diff: &ProgramDiff,
+    file: &str,
+    old_input: &InputArgs,
+) -> (BTreeSet<u32>, BTreeSet<u32>) {
+    let in_file = |d: &Driver, name: &str, s: StmtId| -> Option<u32> {
+        let span = d.program().stmt(s).span();
+        (d.program().file_name(span.file) == name).then_some(span.line)
+    };
+    let old_name = old_input.file.display().to_string();
+    let mut changed: BTreeSet<u32> = diff
+        .added
+        .iter()
+        .chain(&diff.modified)
+        .filter_map(|s| in_file(new, file, *s))
+        .collect();
+    let replaced: BTreeSet<u32> = diff
+        .replaced
+        .iter()
+        .filter_map(|s| in_file(old, &old_name, *s))
+        .collect();
+    let mut deleted = BTreeSet::new();
+    for &s in &diff.deleted {
+        let Some(line) = in_file(old, &old_name, s) else {
+            continue;
+        };
+        if replaced.contains(&line) {
+            continue;
+        }
+        // A line that keeps some statements changed in place: report its new line.
+        let kept = (0..old.program().stmt_count() as u32)
+            .map(StmtId)
+            .filter(|&o| in_file(old, &old_name, o) == Some(line))
+            .find_map(|o| diff.new_of(o));
+        match kept.and_then(|n| in_file(new, file, n)) {
+            Some(new_line) => {
+                changed.insert(new_line);
+            }
+            None => {
+                deleted.insert(line);
+            }
+        }
+    }
+    (changed, deleted)
 }
 
 /// Every statement on the given lines of `file` (a changed line changes as a whole).
@@ -130,7 +202,18 @@ fn join_lines(lines: &[Line], file: &str) -> String {
 
 fn text(i: &Impact) -> String {
     let changed: Vec<String> = i.changed.iter().map(u32::to_string).collect();
-    let mut out = format!("changed lines of {}: {}\n", i.file, changed.join(", "));
+    let changed = if changed.is_empty() {
+        "(none: the versions lower to the same statements)".to_string()
+    } else {
+        changed.join(", ")
+    };
+    let mut out = format!("changed lines of {}: {changed}\n", i.file);
+    if !i.changed_objects.is_empty() {
+        out.push_str(&format!(
+            "changed objects (type or initializer): {}\n",
+            i.changed_objects.join(", ")
+        ));
+    }
     if !i.deleted_in_old.is_empty() {
         let d: Vec<String> = i.deleted_in_old.iter().map(u32::to_string).collect();
         out.push_str(&format!(
@@ -147,86 +230,4 @@ fn text(i: &Impact) -> String {
         join_lines(&i.backward, &i.file)
     ));
     out
-}
-
-/// The result of diffing two versions line by line.
-pub struct LineDiff {
-    /// Lines of the new version that are added or modified.
-    pub changed_new: Vec<u32>,
-    /// Lines of the old version with no counterpart in the new one.
-    pub deleted_old: Vec<u32>,
-    /// `Δ_map`: unchanged old line → its new line.
-    pub old_to_new: HashMap<u32, u32>,
-}
-
-/// Longest-common-subsequence diff of two files' lines (trailing blanks ignored).
-pub fn line_diff(old: &std::path::Path, new: &std::path::Path) -> Result<LineDiff> {
-    let read = |p: &std::path::Path| -> Result<Vec<String>> {
-        let text =
-            std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
-        Ok(text.lines().map(|l| l.trim_end().to_string()).collect())
-    };
-    let (a, b) = (read(old)?, read(new)?);
-    Ok(diff_lines(&a, &b))
-}
-
-pub fn diff_lines(a: &[String], b: &[String]) -> LineDiff {
-    let (n, m) = (a.len(), b.len());
-    let mut lcs = vec![vec![0u32; m + 1]; n + 1];
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            lcs[i][j] = if a[i] == b[j] {
-                lcs[i + 1][j + 1] + 1
-            } else {
-                lcs[i + 1][j].max(lcs[i][j + 1])
-            };
-        }
-    }
-    let (mut i, mut j) = (0, 0);
-    let mut out = LineDiff {
-        changed_new: Vec::new(),
-        deleted_old: Vec::new(),
-        old_to_new: HashMap::new(),
-    };
-    while i < n || j < m {
-        if i < n && j < m && a[i] == b[j] {
-            out.old_to_new.insert(i as u32 + 1, j as u32 + 1);
-            i += 1;
-            j += 1;
-        } else if j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]) {
-            out.changed_new.push(j as u32 + 1);
-            j += 1;
-        } else {
-            out.deleted_old.push(i as u32 + 1);
-            i += 1;
-        }
-    }
-    // A deleted old line next to an added new one is a modification: the new line is
-    // already in `changed_new`, so the old one needs no separate mapping.
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn lines(s: &str) -> Vec<String> {
-        s.lines().map(str::to_string).collect()
-    }
-
-    #[test]
-    fn modified_line_is_changed_and_others_map() {
-        let d = diff_lines(&lines("a\nb\nc\n"), &lines("a\nB\nc\n"));
-        assert_eq!(d.changed_new, vec![2]);
-        assert_eq!(d.deleted_old, vec![2]);
-        assert_eq!(d.old_to_new.get(&3), Some(&3));
-    }
-
-    #[test]
-    fn added_and_deleted_lines() {
-        let d = diff_lines(&lines("a\nx\nb\n"), &lines("a\nb\ny\n"));
-        assert_eq!(d.changed_new, vec![3]);
-        assert_eq!(d.deleted_old, vec![2]);
-        assert_eq!(d.old_to_new.get(&3), Some(&2));
-    }
 }

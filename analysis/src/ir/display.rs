@@ -130,6 +130,11 @@ fn operand_in(p: &Program, f: &Function, o: &Operand) -> String {
     }
 }
 
+/// The text of an operand outside a function (registers by number).
+pub fn operand_text(p: &Program, o: &Operand) -> String {
+    operand(p, o)
+}
+
 fn operand(p: &Program, o: &Operand) -> String {
     match o {
         Operand::Reg(r) => r.to_string(),
@@ -249,7 +254,8 @@ fn rvalue(p: &Program, f: &Function, v: &Rvalue) -> String {
     }
 }
 
-fn term_text(p: &Program, f: &Function, k: &TermKind) -> String {
+/// The text of one terminator, as `agx ir` prints it.
+pub fn term_text(p: &Program, f: &Function, k: &TermKind) -> String {
     let op = |o: &Operand| operand_in(p, f, o);
     match k {
         TermKind::Goto(b) => format!("goto {b}"),

@@ -21,7 +21,7 @@
 //! construction. Scalars are integers of a fixed width ([`Scalar::Int`]) or pointers
 //! ([`Scalar::Ptr`], whose width the data model gives).
 
-mod display;
+pub(crate) mod display;
 
 pub use display::{render_program, stmt_text};
 
