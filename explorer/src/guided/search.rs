@@ -571,7 +571,7 @@ impl<'a> Trial<'a> {
                 }
             }
             End::Unsupported(what) => self.note("unsupported", what.clone()),
-            End::Bound(reason, detail) => self.note(reason, detail.clone()),
+            End::Bound(reason, detail) => self.note(reason.as_str(), detail.clone()),
         }
     }
 }

@@ -8,6 +8,7 @@ use super::state::{State, Status, Tid};
 use super::step::{Flow, StepCtx};
 use super::twins::{ret_var, set_op};
 use super::value::{SVal, Twin, Unsupported};
+use super::Reason;
 use crate::concrete::ViolationKind;
 use analysis::ir::{Operand, TermKind, Terminator};
 impl<'p> Engine<'p> {
@@ -114,7 +115,7 @@ impl<'p> Engine<'p> {
                         "a loop at {} ran more than {bound} iterations",
                         self.location(term.span)
                     );
-                    return Flow::End(End::Bound("unwind", detail));
+                    return Flow::End(End::Bound(Reason::Unwind, detail));
                 }
             }
         } else if frame.loops.iter().any(|(h, _)| *h == block) {

@@ -8,6 +8,7 @@ use super::smt::Answer;
 use super::state::{State, Tid};
 use super::step::StepCtx;
 use super::summary::Accesses;
+use super::Reason;
 use super::{Checks, Strategy};
 use crate::concrete::ViolationKind;
 use analysis::ir::Span;
@@ -36,7 +37,7 @@ pub enum End {
     /// Behaviour outside the model.
     Unsupported(String),
     /// A bound stopped the run: (reason, detail).
-    Bound(&'static str, String),
+    Bound(Reason, String),
 }
 
 fn is_assertion(kind: ViolationKind) -> bool {
@@ -71,7 +72,7 @@ impl<'p> Engine<'p> {
                         "a deadlock at {} is reachable if {what}",
                         self.location(span)
                     );
-                    self.incomplete("eager-end", detail);
+                    self.incomplete(Reason::EagerEnd, detail);
                     false
                 } else if self.setup.cfg.checks.deadlock {
                     let message = "deadlock: no thread can run".to_string();
@@ -93,17 +94,17 @@ impl<'p> Engine<'p> {
                         "{message} at {} is reachable if {what}",
                         self.location(span)
                     );
-                    self.incomplete("eager-end", detail);
+                    self.incomplete(Reason::EagerEnd, detail);
                 } else if self.reported(kind, span) {
                     self.report(kind, message, span, tid);
                 } else if !is_assertion(kind) {
                     let detail = format!("{message} at {}", self.location(span));
-                    self.incomplete("undefined-behaviour", detail);
+                    self.incomplete(Reason::UndefinedBehaviour, detail);
                 }
                 false
             }
             End::Unsupported(what) => {
-                self.incomplete("unsupported", what);
+                self.incomplete(Reason::Unsupported, what);
                 false
             }
             End::Bound(reason, detail) => {

@@ -16,7 +16,9 @@ use super::smt::Smt;
 use super::state::{State, Tid};
 use super::summary::{Accesses, Summaries, WpOp};
 use super::term::{TermId, TermPool};
-use super::{Config, Found, Incomplete, Outcome, Stats, Strategy, Verdict, VerifyError};
+use super::{
+    Config, Found, Incomplete, Reason, SearchOutcome, SearchStats, Strategy, Verdict, VerifyError,
+};
 use analysis::ir::{DataModel, FuncId, ObjId, ObjectKind, Program, Span, StmtId, TermKind};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
@@ -100,10 +102,10 @@ pub struct SearchState {
     /// Nodes of the current path by state fingerprint.
     pub on_stack: FxHashMap<u64, Vec<usize>>,
     pub summaries: Option<Summaries>,
-    pub stats: Stats,
+    pub stats: SearchStats,
     pub found: Vec<Found>,
     /// Why the search cannot conclude `Safe`: the first detail per reason.
-    incomplete: BTreeMap<String, String>,
+    incomplete: BTreeMap<Reason, String>,
     /// The search is over (a bound, the first violation, an error).
     pub stop: bool,
     pub error: Option<VerifyError>,
@@ -142,7 +144,7 @@ impl SearchState {
             dpor: Dpor::default(),
             on_stack: FxHashMap::default(),
             summaries: wp_on.then(|| Summaries::new(cfg.summary_slots, cfg.summary_size_bound)),
-            stats: Stats::default(),
+            stats: SearchStats::default(),
             found: Vec::new(),
             incomplete: BTreeMap::new(),
             stop: false,
@@ -200,7 +202,7 @@ impl<'p> Engine<'p> {
     }
 
     /// Runs the search and decides the verdict.
-    pub fn search(mut self) -> Result<Outcome, VerifyError> {
+    pub fn search(mut self) -> Result<SearchOutcome, VerifyError> {
         if self.cut_on() {
             let prog = self.setup.prog;
             let targets = self.setup.cfg.targets.clone();
@@ -247,8 +249,8 @@ impl<'p> Engine<'p> {
             .search
             .incomplete
             .iter()
-            .map(|(reason, detail)| Incomplete {
-                reason: reason.clone(),
+            .map(|(&reason, detail)| Incomplete {
+                reason,
                 detail: detail.clone(),
             })
             .collect();
@@ -259,7 +261,7 @@ impl<'p> Engine<'p> {
         } else {
             Verdict::Unknown
         };
-        Ok(Outcome {
+        Ok(SearchOutcome {
             verdict,
             strategy: self.setup.cfg.strategy,
             violations: self.search.found,
@@ -271,11 +273,8 @@ impl<'p> Engine<'p> {
     // ---- bookkeeping ----
 
     /// Records why the search cannot conclude `Safe` (the first detail per reason).
-    pub fn incomplete(&mut self, reason: &str, detail: String) {
-        self.search
-            .incomplete
-            .entry(reason.to_string())
-            .or_insert(detail);
+    pub fn incomplete(&mut self, reason: Reason, detail: String) {
+        self.search.incomplete.entry(reason).or_insert(detail);
     }
 
     pub fn location(&self, span: Span) -> String {
@@ -305,7 +304,7 @@ impl<'p> Engine<'p> {
         if let Some(max) = self.setup.cfg.max_states {
             if self.search.stats.states > max {
                 self.incomplete(
-                    "state bound",
+                    Reason::StateBound,
                     format!("the search stopped after {max} scheduling nodes"),
                 );
                 self.search.stop = true;
@@ -316,7 +315,10 @@ impl<'p> Engine<'p> {
         if let Some(d) = self.search.budget.deadline {
             if now >= d {
                 let secs = self.setup.cfg.timeout.map_or(0.0, |t| t.as_secs_f64());
-                self.incomplete("timeout", format!("the search stopped after {secs:.1} s"));
+                self.incomplete(
+                    Reason::Timeout,
+                    format!("the search stopped after {secs:.1} s"),
+                );
                 self.search.stop = true;
                 return true;
             }
@@ -329,7 +331,7 @@ impl<'p> Engine<'p> {
             self.search.budget.last_memory_check = now;
             if let Some(rss) = resident_bytes().filter(|&b| b > self.setup.cfg.max_memory) {
                 self.incomplete(
-                    "memory",
+                    Reason::Memory,
                     format!(
                         "the search stopped at {} MiB resident, over its budget of {} MiB",
                         rss >> 20,
@@ -517,7 +519,7 @@ pub fn read_regs(prog: &Program) -> Vec<FxHashSet<analysis::ir::RegId>> {
 }
 
 /// On a terminal, rewrites one progress line on stderr; returns whether it did.
-fn progress_line(stats: &Stats, secs: f64) -> bool {
+fn progress_line(stats: &SearchStats, secs: f64) -> bool {
     use std::io::IsTerminal;
     let shown = std::io::stderr().is_terminal();
     if shown {

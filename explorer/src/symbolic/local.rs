@@ -8,6 +8,7 @@ use super::state::{State, Status, Tid};
 use super::step::{Flow, StepCtx};
 use super::term::{TermId, TermPool, Var};
 use super::value::{SVal, Twin, Unsupported, OFFSET_BITS};
+use super::Reason;
 use crate::concrete::{InputSource, UninitPolicy, ViolationKind};
 use analysis::ir::{Callee, FuncId, Operand, Rvalue, Scalar, Stmt, StmtKind};
 impl<'p> Engine<'p> {
@@ -75,7 +76,7 @@ impl<'p> Engine<'p> {
                         self.setup.cfg.max_memory >> 20,
                         self.location(stmt.span)
                     );
-                    return Flow::End(End::Bound("memory", detail));
+                    return Flow::End(End::Bound(Reason::Memory, detail));
                 }
                 let th = &mut st.threads[t];
                 let seq = th.allocs.entry(stmt.id).or_insert(0);
@@ -259,7 +260,7 @@ impl<'p> Engine<'p> {
                     func.name,
                     self.location(stmt.span)
                 );
-                return Flow::End(End::Bound("unwind", detail));
+                return Flow::End(End::Bound(Reason::Unwind, detail));
             }
         }
         match self.new_frame(st, t, func, &args, dst, &mut k.wp_ops) {

@@ -14,6 +14,7 @@ use super::state::{State, Tid};
 use super::step::StepCtx;
 use super::summary::Accesses;
 use super::term::{TermId, TermPool, Var};
+use super::Reason;
 use crate::concrete::{EventKind, InputSource};
 use analysis::ir::{Scalar, Span, StmtId};
 use rustc_hash::FxHashMap;
@@ -285,7 +286,7 @@ impl<'p> Engine<'p> {
             Some(false) => return None,
             None => {
                 let what = "the solver gave up on a path condition".to_string();
-                self.incomplete("solver", what);
+                self.incomplete(Reason::Solver, what);
                 return None;
             }
         }

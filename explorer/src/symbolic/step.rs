@@ -8,6 +8,7 @@ use super::ends::End;
 use super::engine::{Engine, Side, Sub};
 use super::state::{Frame, State, Status, Tid};
 use super::summary::WpOp;
+use super::Reason;
 use analysis::ir::{StmtId, StmtKind};
 /// What a thread does next within a step.
 pub enum Flow {
@@ -183,7 +184,7 @@ impl<'p> Engine<'p> {
         }
         if self.path.trace.len() as u64 > self.setup.cfg.max_events {
             let detail = format!("a run reached {} visible events", self.setup.cfg.max_events);
-            return Some(Executed::end(End::Bound("max-events", detail)));
+            return Some(Executed::end(End::Bound(Reason::MaxEvents, detail)));
         }
         k.cur = cur;
         k.statements += 1;
@@ -192,7 +193,7 @@ impl<'p> Engine<'p> {
         }
         if k.statements > MAX_STEP_STATEMENTS {
             let detail = format!("a step ran more than {MAX_STEP_STATEMENTS} statements");
-            return Some(Executed::end(End::Bound("max-events", detail)));
+            return Some(Executed::end(End::Bound(Reason::MaxEvents, detail)));
         }
         let events = self.path.trace.len();
         let mut done = self.exec_one(st, cur, k);

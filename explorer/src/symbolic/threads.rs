@@ -9,6 +9,7 @@ use super::state::{State, Status, Tid};
 use super::step::{Flow, StepCtx};
 use super::twins::ret_var;
 use super::value::{SVal, Twin};
+use super::Reason;
 use crate::concrete::ViolationKind;
 use analysis::ir::{Scalar, Stmt, StmtKind, SyncOp};
 impl<'p> Engine<'p> {
@@ -55,7 +56,7 @@ impl<'p> Engine<'p> {
                 self.setup.cfg.max_threads,
                 self.location(span)
             );
-            return Flow::End(End::Bound("max-threads", detail));
+            return Flow::End(End::Bound(Reason::MaxThreads, detail));
         }
         let handle_ty = Scalar::Int {
             bits: self.setup.dm.pointer_bits(),
