@@ -18,12 +18,12 @@ mod common;
 
 use analysis::FrontendOptions;
 use common::gen;
-use explorer::symbolic::{self, Config, Outcome, Repair, Strategy};
+use explorer::symbolic::{self, Config, Reason, Repair, SearchOutcome, Strategy};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::Duration;
 
-fn violated(o: &Outcome) -> BTreeSet<u32> {
+fn violated(o: &SearchOutcome) -> BTreeSet<u32> {
     o.violations.iter().map(|f| f.span.line).collect()
 }
 
@@ -39,7 +39,7 @@ fn run(
     strategy: Strategy,
     slice: bool,
     repair: Repair,
-) -> Outcome {
+) -> SearchOutcome {
     let mut c = Config::default();
     c.strategy = strategy;
     c.slice = slice;
@@ -55,16 +55,21 @@ fn run(
 
 /// The search was not stopped by a budget (it may still be UNKNOWN for undefined
 /// behaviour on some path, after exploring everything).
-fn finished(o: &Outcome) -> bool {
+fn finished(o: &SearchOutcome) -> bool {
     !o.incomplete.iter().any(|i| {
         matches!(
-            i.reason.as_str(),
-            "timeout" | "state bound" | "solver" | "max-events" | "max-threads" | "unwind"
+            i.reason,
+            Reason::Timeout
+                | Reason::StateBound
+                | Reason::Solver
+                | Reason::MaxEvents
+                | Reason::MaxThreads
+                | Reason::Unwind
         )
     })
 }
 
-fn total_runs(o: &Outcome) -> u64 {
+fn total_runs(o: &SearchOutcome) -> u64 {
     o.stats.runs + o.stats.partial_runs
 }
 

@@ -49,11 +49,10 @@ use analysis::FrontendOptions;
 use common::gen::{self, Family};
 use common::{agx_bin, process, project_root};
 use explorer::concrete::{
-    self, EventKind, Execution, InputFallback, InputPolicy, InputValue, Outcome as RunOutcome,
-    RunConfig, RuntimeError, ScheduleFallback, SchedulePolicy, ThreadId, UninitPolicy,
-    ViolationKind,
+    self, EventKind, Execution, InputFallback, InputPolicy, InputValue, RunConfig, RunOutcome,
+    RuntimeError, ScheduleFallback, SchedulePolicy, ThreadId, UninitPolicy, ViolationKind,
 };
-use explorer::symbolic::{self, Config, Outcome, Repair, Strategy, Verdict};
+use explorer::symbolic::{self, Config, Reason, Repair, SearchOutcome, Strategy, Verdict};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -326,15 +325,17 @@ fn library(
     c.all_violations = true;
     c.timeout = Some(limits.search_timeout);
     c.max_states = Some(limits.states);
-    let o: Outcome = symbolic::verify(program, &c).map_err(|e| format!("{name}: {e}"))?;
+    let o: SearchOutcome = symbolic::verify(program, &c).map_err(|e| format!("{name}: {e}"))?;
     Ok(Answer {
         name: name.to_string(),
         verdict: o.verdict,
         lines: o.violations.iter().map(|f| f.span.line).collect(),
-        stopped: o
-            .incomplete
-            .iter()
-            .any(|i| matches!(i.reason.as_str(), "timeout" | "solver" | "state bound")),
+        stopped: o.incomplete.iter().any(|i| {
+            matches!(
+                i.reason,
+                Reason::Timeout | Reason::Solver | Reason::StateBound
+            )
+        }),
         detail: format!(
             "{:?} {:?} runs {}+{} {:?}",
             o.verdict,

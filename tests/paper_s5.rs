@@ -6,7 +6,7 @@
 //! k = 1..10 and prints the table of runs.
 
 use analysis::FrontendOptions;
-use explorer::symbolic::{self, Config, Outcome, Strategy, Verdict};
+use explorer::symbolic::{self, Config, SearchOutcome, Strategy, Verdict};
 
 /// The S5 program for `k` pairs. `main` creates both threads in one atomic step and
 /// ends, so that only the pairs interleave.
@@ -37,7 +37,7 @@ fn program(k: usize) -> String {
 
 /// The paper's counts are for summaries without the slice (whose Type A cut would end
 /// every run after the last assertion).
-fn verify(path: &std::path::Path, strategy: Strategy) -> Outcome {
+fn verify(path: &std::path::Path, strategy: Strategy) -> SearchOutcome {
     let program =
         analysis::load_program(path, &FrontendOptions::default()).expect("S5 program lowers");
     let mut c = Config::default();

@@ -10,7 +10,7 @@
 use analysis::ir::{DataModel, Program};
 use analysis::{load_program, FrontendOptions};
 use explorer::concrete::{
-    replay, run, InputPolicy, Outcome, RunConfig, RuntimeError, SchedulePolicy, ViolationKind,
+    replay, run, InputPolicy, RunConfig, RunOutcome, RuntimeError, SchedulePolicy, ViolationKind,
     Witness,
 };
 use std::path::{Path, PathBuf};
@@ -153,7 +153,7 @@ fn the_svcomp_corpus_runs_without_internal_errors_or_false_alarms() {
             match run(&program, &config) {
                 Ok(execution) => {
                     runs += 1;
-                    if let Outcome::Violation(v) = &execution.outcome {
+                    if let RunOutcome::Violation(v) = &execution.outcome {
                         let property =
                             matches!(v.kind, ViolationKind::Assertion | ViolationKind::ReachError);
                         assert!(

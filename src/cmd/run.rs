@@ -15,7 +15,7 @@ use analysis::ir::{stmt_text, Program, StmtRef, TermKind};
 use anyhow::{bail, Context, Result};
 use explorer::concrete::{
     self, pct, pct::PctOptions, EventKind, Execution, InputFallback, InputPolicy, InputValue,
-    Outcome, RunConfig, ScheduleFallback, SchedulePolicy, ThreadId, UninitPolicy, Witness,
+    RunConfig, RunOutcome, ScheduleFallback, SchedulePolicy, ThreadId, UninitPolicy, Witness,
 };
 use explorer::predict::ObservedTrace;
 use std::io::Write;
@@ -176,13 +176,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
 }
 
 /// The exit code's answer: a violation, a run stopped by a bound (unknown), or none.
-fn answer(outcome: &Outcome) -> Answer {
+fn answer(outcome: &RunOutcome) -> Answer {
     match outcome {
-        Outcome::Violation(_) => Answer::Violation,
-        Outcome::BoundHit { .. } => Answer::Unknown,
-        Outcome::Completed { .. } | Outcome::AssumeViolated { .. } | Outcome::Aborted { .. } => {
-            Answer::NoViolation
-        }
+        RunOutcome::Violation(_) => Answer::Violation,
+        RunOutcome::BoundHit { .. } => Answer::Unknown,
+        RunOutcome::Completed { .. }
+        | RunOutcome::AssumeViolated { .. }
+        | RunOutcome::Aborted { .. } => Answer::NoViolation,
     }
 }
 
@@ -382,10 +382,12 @@ fn step_text(program: &Program, stmt: analysis::ir::StmtId, event: EventKind) ->
     }
 }
 
-fn outcome_text(program: &Program, outcome: &Outcome) -> String {
+fn outcome_text(program: &Program, outcome: &RunOutcome) -> String {
     match outcome {
-        Outcome::Completed { exit_code } => format!("agx run: completed, exit code {exit_code}\n"),
-        Outcome::Violation(v) => {
+        RunOutcome::Completed { exit_code } => {
+            format!("agx run: completed, exit code {exit_code}\n")
+        }
+        RunOutcome::Violation(v) => {
             let mut text = format!(
                 "agx run: VIOLATION ({}) in thread {} at {}: {}\n",
                 v.kind, v.thread, v.location, v.message
@@ -395,17 +397,17 @@ fn outcome_text(program: &Program, outcome: &Outcome) -> String {
             }
             text
         }
-        Outcome::AssumeViolated { thread, span } => format!(
+        RunOutcome::AssumeViolated { thread, span } => format!(
             "agx run: assumption false in thread {thread} at {} (infeasible run, no violation)\n",
             program.location(*span)
         ),
-        Outcome::Aborted { thread, span } => {
+        RunOutcome::Aborted { thread, span } => {
             format!(
                 "agx run: aborted by thread {thread} at {}\n",
                 program.location(*span)
             )
         }
-        Outcome::BoundHit { bound } => {
+        RunOutcome::BoundHit { bound } => {
             format!("agx run: stopped at the bound of {bound} (no violation so far)\n")
         }
     }

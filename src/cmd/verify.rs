@@ -31,7 +31,7 @@ use analysis::ir::Program;
 use anyhow::{Context, Result};
 use explorer::concrete::UninitPolicy;
 use explorer::symbolic::{
-    self, Checks, Config, Found, Incomplete, Outcome, Stats, Strategy, Verdict,
+    self, Checks, Config, Found, Incomplete, Reason, SearchOutcome, SearchStats, Strategy, Verdict,
 };
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -150,7 +150,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut outcome = symbolic::verify(program, &config)?;
     if let Some(t) = budget.limit() {
         for i in &mut outcome.incomplete {
-            if i.reason == "timeout" {
+            if i.reason == Reason::Timeout {
                 let (budget, before) = (t.as_secs_f64(), before_search.as_secs_f64());
                 i.detail = if before >= budget {
                     format!("the time budget of {budget:.3} s ran out as {PRE_PASS} finished ({before:.3} s)")
@@ -164,25 +164,25 @@ pub fn run(args: Args) -> Result<ExitCode> {
 }
 
 /// UNKNOWN naming the timeout, for a budget spent before the search could start.
-fn overrun_outcome(strategy: Strategy, overrun: &Overrun) -> Outcome {
-    Outcome {
+fn overrun_outcome(strategy: Strategy, overrun: &Overrun) -> SearchOutcome {
+    SearchOutcome {
         verdict: Verdict::Unknown,
         strategy,
         violations: Vec::new(),
         incomplete: vec![Incomplete {
-            reason: "timeout".into(),
+            reason: Reason::Timeout,
             detail: overrun.to_string(),
         }],
-        stats: Stats {
+        stats: SearchStats {
             time_ms: overrun.spent.as_secs_f64() * 1000.0,
-            ..Stats::default()
+            ..SearchStats::default()
         },
     }
 }
 
 /// Prints the outcome as `--format` asks and writes `--witness-out` (`program` is `None`
 /// when the budget ran out before the program was known; there is no violation then).
-fn report(args: &Args, program: Option<&Program>, outcome: &Outcome) -> Result<ExitCode> {
+fn report(args: &Args, program: Option<&Program>, outcome: &SearchOutcome) -> Result<ExitCode> {
     if let (Some(path), Some(found)) = (&args.witness_out, outcome.violations.first()) {
         let text = serde_json::to_string_pretty(&found.witness)?;
         std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
@@ -260,23 +260,22 @@ fn config(args: &Args, driver: &Driver) -> Result<Config> {
 }
 
 /// The reason a verdict is `unknown`: the most telling incomplete reason.
-fn reason(outcome: &Outcome) -> Option<String> {
+fn reason(outcome: &SearchOutcome) -> Option<String> {
     if outcome.verdict != Verdict::Unknown {
         return None;
     }
     let order = [
-        "timeout",
-        "unsupported",
-        "undefined-behaviour",
-        "assume-semantics",
-        "solver",
-        "unwind",
-        "max-events",
-        "max-threads",
+        Reason::Timeout,
+        Reason::Unsupported,
+        Reason::UndefinedBehaviour,
+        Reason::Solver,
+        Reason::Unwind,
+        Reason::MaxEvents,
+        Reason::MaxThreads,
     ];
     let pick = order
         .iter()
-        .find_map(|r| outcome.incomplete.iter().find(|i| i.reason == *r))
+        .find_map(|&r| outcome.incomplete.iter().find(|i| i.reason == r))
         .or(outcome.incomplete.first())?;
     Some(format!("{}: {}", pick.reason, pick.detail))
 }
@@ -292,7 +291,7 @@ fn violation_json(program: &Program, f: &Found) -> Value {
     })
 }
 
-fn to_json(program: Option<&Program>, o: &Outcome) -> Value {
+fn to_json(program: Option<&Program>, o: &SearchOutcome) -> Value {
     let first = o.violations.first();
     let violations: Vec<Value> = program.map_or_else(Vec::new, |p| {
         o.violations.iter().map(|f| violation_json(p, f)).collect()
@@ -339,7 +338,7 @@ fn coloured(text: &str) -> String {
     out
 }
 
-fn to_text(program: Option<&Program>, o: &Outcome, spurious: bool) -> String {
+fn to_text(program: Option<&Program>, o: &SearchOutcome, spurious: bool) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     match o.verdict {

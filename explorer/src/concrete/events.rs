@@ -3,7 +3,7 @@
 
 use super::machine::{Addr, Flow, Gate, Machine, Stop, ThreadState};
 use super::memory::Access;
-use super::outcome::{BlockedThread, Outcome, ThreadId, Violation, ViolationKind};
+use super::outcome::{BlockedThread, RunOutcome, ThreadId, Violation, ViolationKind};
 use super::value::Value;
 use analysis::ir::{Operand, RegId, Scalar, Span, Stmt, StmtKind, SyncOp, EBUSY};
 use std::collections::hash_map::Entry;
@@ -363,10 +363,10 @@ impl<'p> Machine<'p> {
             .filter_map(|&t| self.blocked_thread(t))
             .collect();
         let Some(first) = blocked.first() else {
-            return Stop::End(Outcome::Completed { exit_code: 0 });
+            return Stop::End(RunOutcome::Completed { exit_code: 0 });
         };
         let waits: Vec<String> = blocked.iter().map(|b| b.to_string()).collect();
-        Stop::End(Outcome::Violation(Violation {
+        Stop::End(RunOutcome::Violation(Violation {
             kind: ViolationKind::Deadlock,
             message: format!("deadlock: no thread can run; {}", waits.join("; ")),
             thread: first.thread,

@@ -8,8 +8,8 @@ use super::choice::{as_number, Inputs, Scheduler};
 use super::config::{RunConfig, UninitPolicy};
 use super::memory::{Access, Loaded, MemFault, Memory, Origin};
 use super::outcome::{
-    Bound, EventKind, Execution, InputRecord, InputSource, Outcome, RuntimeError, Stats, StmtNote,
-    StmtRecord, ThreadId, TraceStep, Violation, ViolationKind,
+    Bound, EventKind, Execution, InputRecord, InputSource, RunOutcome, RunStats, RuntimeError,
+    StmtNote, StmtRecord, ThreadId, TraceStep, Violation, ViolationKind,
 };
 use super::value::{ObjRef, Value};
 use analysis::ir::{
@@ -25,7 +25,7 @@ pub(crate) type Addr = (ObjRef, u64);
 /// Why execution stopped before the run's natural end.
 pub(crate) enum Stop {
     /// The run ended with this outcome (violation, exit, abort, bound, ...).
-    End(Outcome),
+    End(RunOutcome),
     Error(RuntimeError),
 }
 
@@ -135,7 +135,7 @@ pub(crate) struct Machine<'p> {
     pub statements: Vec<StmtRecord>,
     pub input_log: Vec<InputRecord>,
     pub output: Vec<u8>,
-    pub stats: Stats,
+    pub stats: RunStats,
     /// The thread and statement executing (for messages and input records).
     pub cur_thread: ThreadId,
     pub cur_stmt: StmtId,
@@ -163,7 +163,7 @@ impl<'p> Machine<'p> {
             statements: Vec::new(),
             input_log: Vec::new(),
             output: Vec::new(),
-            stats: Stats::default(),
+            stats: RunStats::default(),
             cur_thread: ThreadId::MAIN,
             cur_stmt: StmtId(0),
             cur_span: main_span,
@@ -324,7 +324,7 @@ impl<'p> Machine<'p> {
     pub fn spawn(&mut self, func: &'p Function, args: &[Value]) -> Flow<ThreadId> {
         if self.threads.len() >= self.cfg.max_threads {
             let bound = Bound::Threads(self.cfg.max_threads);
-            return Err(Stop::End(Outcome::BoundHit { bound }));
+            return Err(Stop::End(RunOutcome::BoundHit { bound }));
         }
         let id = ThreadId(self.threads.len() as u32);
         self.live.push(id);
@@ -398,7 +398,7 @@ impl<'p> Machine<'p> {
                 return Err(self.nothing_enabled());
             }
             if let Some(max) = self.cfg.max_steps.filter(|&max| self.stats.steps >= max) {
-                return Err(Stop::End(Outcome::BoundHit {
+                return Err(Stop::End(RunOutcome::BoundHit {
                     bound: Bound::Steps(max),
                 }));
             }
@@ -493,7 +493,7 @@ impl<'p> Machine<'p> {
                 }
                 _ => 0,
             };
-            return Err(Stop::End(Outcome::Completed { exit_code }));
+            return Err(Stop::End(RunOutcome::Completed { exit_code }));
         }
         let thread = &mut self.threads[t.index()];
         thread.state = ThreadState::Finished { value };
@@ -552,7 +552,7 @@ impl<'p> Machine<'p> {
         self.stats.statements += 1;
         if self.stats.statements > self.cfg.max_statements {
             let bound = Bound::Statements(self.cfg.max_statements);
-            return Err(Stop::End(Outcome::BoundHit { bound }));
+            return Err(Stop::End(RunOutcome::BoundHit { bound }));
         }
         Ok(())
     }
@@ -677,7 +677,7 @@ impl<'p> Machine<'p> {
 
     /// A violation at the current statement.
     pub fn violation(&self, kind: ViolationKind, message: impl Into<String>) -> Stop {
-        Stop::End(Outcome::Violation(Violation {
+        Stop::End(RunOutcome::Violation(Violation {
             kind,
             message: message.into(),
             thread: self.cur_thread,

@@ -115,7 +115,7 @@
 //! across threads, truncated to the requested type), then the fallback (zero or seeded
 //! random). Every input read is recorded with its type, thread and statement.
 //!
-//! # Ends of a run ([`Outcome`])
+//! # Ends of a run ([`RunOutcome`])
 //! `assume(0)`: `AssumeViolated` (infeasible, not an error). `abort()`: `Aborted`.
 //! `Error` terminator: a `Violation` with the failure. A bound (steps, statements, call
 //! depth): `BoundHit`. Behaviour outside the model: `Err(RuntimeError)` with `file:line`.
@@ -155,8 +155,9 @@ pub use config::{
     UninitPolicy, DEFAULT_MAX_MEMORY,
 };
 pub use outcome::{
-    BlockedThread, Bound, EventKind, Execution, InputRecord, InputSource, Outcome, RecordedValue,
-    RuntimeError, Stats, StmtNote, StmtRecord, ThreadId, TraceStep, Violation, ViolationKind,
+    BlockedThread, Bound, EventKind, Execution, InputRecord, InputSource, RecordedValue,
+    RunOutcome, RunStats, RuntimeError, StmtNote, StmtRecord, ThreadId, TraceStep, Violation,
+    ViolationKind,
 };
 pub use witness::{replay, InputType, Witness, WitnessInput, WITNESS_FORMAT, WITNESS_VERSION};
 

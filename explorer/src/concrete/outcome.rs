@@ -27,7 +27,7 @@ impl fmt::Display for ThreadId {
 /// One concrete run of a program.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Execution {
-    pub outcome: Outcome,
+    pub outcome: RunOutcome,
     /// One entry per step (empty when `RunConfig::record_trace` is off).
     pub trace: Vec<TraceStep>,
     /// Every input consumed, in consumption order.
@@ -35,7 +35,7 @@ pub struct Execution {
     /// The bytes the program printed.
     #[serde(serialize_with = "lossy_text")]
     pub output: Vec<u8>,
-    pub stats: Stats,
+    pub stats: RunStats,
     /// Every statement each thread executed, in execution order (empty unless
     /// `RunConfig::record_statements`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -49,7 +49,7 @@ impl Execution {
     }
 
     pub fn is_violation(&self) -> bool {
-        matches!(self.outcome, Outcome::Violation(_))
+        matches!(self.outcome, RunOutcome::Violation(_))
     }
 }
 
@@ -65,7 +65,7 @@ fn lossy_text<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
 /// How a run ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
-pub enum Outcome {
+pub enum RunOutcome {
     /// `main` returned, `exit` was called, or every thread ended after `main` called
     /// `pthread_exit` (exit code 0).
     Completed {
@@ -272,7 +272,7 @@ pub enum InputSource {
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Stats {
+pub struct RunStats {
     pub steps: u64,
     /// Statements and terminators executed.
     pub statements: u64,

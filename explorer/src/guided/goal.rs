@@ -14,7 +14,7 @@
 
 use super::step::pending_stmt;
 use super::{Evidence, Goal, GoalKind, Step};
-use crate::concrete::{self, EventKind, Execution, Outcome, ThreadId, Witness};
+use crate::concrete::{self, EventKind, Execution, RunOutcome, ThreadId, Witness};
 use crate::symbolic::dpor::{Access, Loc};
 use crate::symbolic::engine::{Engine, PathCond};
 use crate::symbolic::state::{State, Tid};
@@ -127,7 +127,7 @@ fn evidence(
     message: String,
 ) -> Evidence {
     let blocked = match &exec.outcome {
-        Outcome::Violation(v) => v.blocked.clone(),
+        RunOutcome::Violation(v) => v.blocked.clone(),
         _ => Vec::new(),
     };
     Evidence {
@@ -155,7 +155,7 @@ pub fn confirm_reach(
     let span = prog.stmt(s).span();
     if is_error_site(prog, s) {
         return match &exec.outcome {
-            Outcome::Violation(v) if v.span == span => {
+            RunOutcome::Violation(v) if v.span == span => {
                 let message = format!("{} at {}", v.message, v.location);
                 let thread = v.thread.0;
                 Ok(evidence(prog, w, &exec, vec![(thread, s)], message))
@@ -196,7 +196,7 @@ pub fn confirm_node(
         let w = witness(e, path, &[]);
         let exec = replay(prog, &w)?;
         return match &exec.outcome {
-            Outcome::Violation(v) if v.kind == concrete::ViolationKind::Deadlock => {
+            RunOutcome::Violation(v) if v.kind == concrete::ViolationKind::Deadlock => {
                 let all_blocked = threads.iter().all(|&(t, s)| {
                     let span = prog.stmt(s).span();
                     v.blocked
@@ -246,7 +246,7 @@ pub fn confirm_node(
 /// Confirms a witness found by another search (the exhaustive fallback) against a goal.
 pub fn confirm_found(prog: &Program, goal: &Goal, w: Witness) -> Result<Evidence, String> {
     let exec = replay(prog, &w)?;
-    let Outcome::Violation(v) = &exec.outcome else {
+    let RunOutcome::Violation(v) = &exec.outcome else {
         return Err(format!("the replay ended with {}", describe(&exec.outcome)));
     };
     let at = |s: StmtId| prog.stmt(s).span();
@@ -301,12 +301,12 @@ fn blocked_text(blocked: &[concrete::BlockedThread]) -> String {
     parts.join("; ")
 }
 
-fn describe(o: &Outcome) -> String {
+fn describe(o: &RunOutcome) -> String {
     match o {
-        Outcome::Violation(v) => format!("{} at {}", v.kind, v.location),
-        Outcome::Completed { exit_code } => format!("completion (exit code {exit_code})"),
-        Outcome::AssumeViolated { .. } => "a false assume".into(),
-        Outcome::Aborted { .. } => "abort()".into(),
-        Outcome::BoundHit { bound } => format!("the end of the schedule ({bound})"),
+        RunOutcome::Violation(v) => format!("{} at {}", v.kind, v.location),
+        RunOutcome::Completed { exit_code } => format!("completion (exit code {exit_code})"),
+        RunOutcome::AssumeViolated { .. } => "a false assume".into(),
+        RunOutcome::Aborted { .. } => "abort()".into(),
+        RunOutcome::BoundHit { bound } => format!("the end of the schedule ({bound})"),
     }
 }

@@ -23,7 +23,7 @@
 //! REFUTED comes from a search that finished without hitting a bound; an UNKNOWN after
 //! the last round names the bounds of that round.
 
-use super::{Config, Hunt, Stats, Verdict};
+use super::{Config, Hunt, HuntStats, Verdict};
 use std::time::Duration;
 
 /// The budget of the first round, in scheduling nodes.
@@ -53,7 +53,7 @@ pub fn hunt_in_rounds<E>(
 ) -> Result<Vec<Hunt>, E> {
     let budgets = round_budgets(cfg.max_states);
     let mut decided: Vec<Option<Hunt>> = vec![None; goals];
-    let mut spent: Vec<Stats> = vec![Stats::default(); goals];
+    let mut spent: Vec<HuntStats> = vec![HuntStats::default(); goals];
     let mut stopped_at = None;
     for (round, &budget) in budgets.iter().enumerate() {
         let last = round + 1 == budgets.len();
@@ -99,7 +99,7 @@ pub fn hunt_in_rounds<E>(
 }
 
 /// An undecided goal when the hunt stopped at the first confirmed goal `first`.
-fn not_hunted_further(first: usize, stats: Stats) -> Hunt {
+fn not_hunted_further(first: usize, stats: HuntStats) -> Hunt {
     Hunt {
         verdict: Verdict::Unknown,
         found_by: None,
@@ -116,7 +116,7 @@ fn not_hunted_further(first: usize, stats: Stats) -> Hunt {
 }
 
 /// Adds the work of the earlier rounds (`before`) to this round's statistics.
-fn add_earlier_rounds(stats: &mut Stats, before: &Stats) {
+fn add_earlier_rounds(stats: &mut HuntStats, before: &HuntStats) {
     stats.states += before.states;
     stats.expanded += before.expanded;
     stats.exhaustive_states += before.exhaustive_states;
@@ -138,10 +138,10 @@ mod tests {
             initial_traces: Vec::new(),
             final_traces: Vec::new(),
             refinements: Vec::new(),
-            stats: Stats {
+            stats: HuntStats {
                 states,
                 time_ms: 1.0,
-                ..Stats::default()
+                ..HuntStats::default()
             },
         }
     }

@@ -24,9 +24,9 @@ use super::step::{block_start, pending_stmt};
 use super::visited::fingerprint;
 use super::{Abstraction, Config, Evidence, Goal, GoalKind};
 use crate::concrete::ViolationKind;
-use crate::symbolic::engine::{End, Engine, PathCond, SideNext, StepCtx};
-use crate::symbolic::run::Flow;
+use crate::symbolic::engine::{End, Engine, PathCond, SideNext};
 use crate::symbolic::state::{State, Tid};
+use crate::symbolic::step::{Flow, StepCtx};
 use analysis::ir::{FuncId, Program, StmtId, StmtRef};
 use rustc_hash::FxHashSet;
 use std::rc::Rc;
@@ -169,7 +169,7 @@ impl<'a> Trial<'a> {
     }
 
     /// Runs the trial along `traces`.
-    pub fn run(mut self, traces: Vec<Vec<StmtId>>) -> TrialResult {
+    pub fn run_along(mut self, traces: Vec<Vec<StmtId>>) -> TrialResult {
         let end = self.search(traces.clone());
         TrialResult {
             end,
@@ -433,7 +433,6 @@ impl<'a> Trial<'a> {
         work: &mut Vec<Partial>,
         out: &mut Vec<Node>,
     ) -> Option<Box<Evidence>> {
-        let mut ops = Vec::new();
         loop {
             if p.k.statements >= self.cfg.max_step_statements {
                 let detail = format!(
@@ -445,7 +444,7 @@ impl<'a> Trial<'a> {
             }
             let before = position(&p.st, p.cur);
             let progress_before = p.prog.clone();
-            let Some(d) = self.e.exec_next(&mut p.st, p.cur, &mut p.k, &mut ops) else {
+            let Some(d) = self.e.exec_next(&mut p.st, p.cur, &mut p.k) else {
                 self.note("timeout", "the engine stopped the step".into());
                 return None;
             };
@@ -572,7 +571,7 @@ impl<'a> Trial<'a> {
                 }
             }
             End::Unsupported(what) => self.note("unsupported", what.clone()),
-            End::Bound(reason, detail) => self.note(reason, detail.clone()),
+            End::Bound(reason, detail) => self.note(reason.as_str(), detail.clone()),
         }
     }
 }

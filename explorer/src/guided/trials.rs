@@ -14,7 +14,7 @@
 use super::goal::confirm_found;
 use super::search::{Trial, TrialEnd, TrialResult};
 use super::trace::{trace_sets, Ranked};
-use super::{Abstraction, Config, FoundBy, Goal, GoalKind, Hunt, HuntError, Stats, Verdict};
+use super::{Abstraction, Config, FoundBy, Goal, GoalKind, Hunt, HuntError, HuntStats, Verdict};
 use crate::symbolic::{self, engine::Engine, Strategy};
 use analysis::ir::{Program, StmtRef, TermKind};
 use rayon::prelude::*;
@@ -54,7 +54,7 @@ pub fn hunt(
     }
     let sets = trace_sets(&per_location, cfg.max_trace_sets.max(1));
     let results = run_trials(prog, goal, abs, cfg, &sets, deadline)?;
-    let mut stats = Stats {
+    let mut stats = HuntStats {
         trace_sets: sets.len(),
         trace_sets_tried: results
             .iter()
@@ -63,7 +63,7 @@ pub fn hunt(
         states: results.iter().map(|r| r.1.states).sum(),
         expanded: results.iter().map(|r| r.1.expanded).sum(),
         solver_queries: results.iter().map(|r| r.1.solver_queries).sum(),
-        ..Stats::default()
+        ..HuntStats::default()
     };
     let decided = decide(prog, goal, cfg, &results, &mut stats, deadline);
     stats.time_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -107,7 +107,7 @@ fn run_trials(
         let slice = deadline.saturating_duration_since(now) / waves;
         let trial_deadline = (now + slice).min(deadline);
         let trial = Trial::new(prog, goal, abs, cfg, engine, &cancel, trial_deadline);
-        let result = trial.run(sets[i].traces.clone());
+        let result = trial.run_along(sets[i].traces.clone());
         if decisive(&result.end) {
             cancel.store(true, Ordering::Relaxed);
         }
@@ -178,7 +178,7 @@ fn decide(
     goal: &Goal,
     cfg: &Config,
     results: &[(usize, TrialResult)],
-    stats: &mut Stats,
+    stats: &mut HuntStats,
     deadline: Instant,
 ) -> Hunt {
     if let Some((_, r)) = results
@@ -236,7 +236,7 @@ fn decide(
     let guided_reason = unknown_reason(prog, cfg, results);
     let (initial_traces, final_traces) = traces(main);
     let refinements = main.map(|r| r.refinements.clone()).unwrap_or_default();
-    let unknown = |reason: String, stats: &Stats| Hunt {
+    let unknown = |reason: String, stats: &HuntStats| Hunt {
         verdict: Verdict::Unknown,
         found_by: None,
         reason: Some(reason),
@@ -304,7 +304,7 @@ fn decide(
     }
 }
 
-fn fill_trial_stats(stats: &mut Stats, r: &TrialResult) {
+fn fill_trial_stats(stats: &mut HuntStats, r: &TrialResult) {
     stats.states_decisive = r.states;
     stats.expanded_decisive = r.expanded;
     stats.refinements = r.refinements.len() as u32;
@@ -373,7 +373,7 @@ fn exhaustive(
     goal: &Goal,
     cfg: &Config,
     left: Duration,
-) -> Result<symbolic::Outcome, String> {
+) -> Result<symbolic::SearchOutcome, String> {
     let mut c = symbolic::Config {
         strategy: Strategy::DporAg,
         relevant: cfg.relevant.clone(),

@@ -24,6 +24,7 @@
 
 use super::names::{ObjInst, ThreadKey};
 use super::state::Tid;
+use analysis::ir::{Operand, SyncOp};
 use std::collections::BTreeSet;
 
 /// A location a step touches.
@@ -52,6 +53,51 @@ pub enum Role {
     /// Enables an acquire: unlock and the start of a condition wait (of a mutex), a
     /// thread's end, signal and broadcast.
     Release,
+}
+
+/// The kind of synchronization object an operand of a [`SyncOp`] names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SyncObject {
+    Mutex,
+    Cond,
+}
+
+impl SyncObject {
+    /// The object's location at `(obj, off)`.
+    pub fn loc(self, obj: ObjInst, off: u64) -> Loc {
+        match self {
+            SyncObject::Mutex => Loc::Mutex(obj, off),
+            SyncObject::Cond => Loc::Cond(obj, off),
+        }
+    }
+}
+
+/// The mutexes and conditions an operation names, in operand order, each with the role
+/// of its access (the one table the engine's events, footprints and the static
+/// reachability read): a lock acquires; an unlock, signal or broadcast releases; a
+/// condition wait writes its condition (joining its queue) and releases its mutex (the
+/// re-acquire is a later event); initialization, destruction and trylock write. Thread
+/// creation, join and atomic sections name none.
+pub fn sync_objects(op: &SyncOp) -> Vec<(&Operand, SyncObject, Role)> {
+    use SyncObject::{Cond, Mutex};
+    match op {
+        SyncOp::MutexLock { mutex } => vec![(mutex, Mutex, Role::Acquire)],
+        SyncOp::MutexUnlock { mutex } => vec![(mutex, Mutex, Role::Release)],
+        SyncOp::MutexInit { mutex }
+        | SyncOp::MutexTryLock { mutex }
+        | SyncOp::MutexDestroy { mutex } => vec![(mutex, Mutex, Role::Plain)],
+        SyncOp::CondSignal { cond } | SyncOp::CondBroadcast { cond } => {
+            vec![(cond, Cond, Role::Release)]
+        }
+        SyncOp::CondInit { cond } | SyncOp::CondDestroy { cond } => vec![(cond, Cond, Role::Plain)],
+        SyncOp::CondWait { cond, mutex } => {
+            vec![(cond, Cond, Role::Plain), (mutex, Mutex, Role::Release)]
+        }
+        SyncOp::ThreadCreate { .. }
+        | SyncOp::ThreadJoin { .. }
+        | SyncOp::AtomicBegin
+        | SyncOp::AtomicEnd => vec![],
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -36,29 +36,53 @@
 //! undefined behaviour on any path; otherwise the verdict is `Unknown` with the reasons.
 //!
 //! # Code map
-//! [`term`] (hash-consed terms, folding), [`model`] (evaluation), [`smt`] (Z3),
-//! [`value`] (values, arithmetic), [`state`] (threads, memory), [`engine`] (the search
-//! driver, forks, leaves), [`run`] (local statements), [`events`] (visible events),
-//! [`search`] (nodes, strategies), [`dpor`], [`summary`], [`reach`] and [`type_b`]
-//! (§6.1), [`witness`].
+//! Terms and solving: [`term`] (hash-consed terms), [`fold`] (constant folding),
+//! [`term_text`], [`model`] (evaluation), [`smt`] (Z3), [`value`] (values, arithmetic,
+//! [`value::Twin`]: a value with its weakest-precondition twin), [`state`] (threads,
+//! memory), [`names`].
+//!
+//! The engine, by the lifetime of its data ([`engine`]): [`engine::Setup`] (fixed for
+//! the program), [`path`] (the current path: condition, pins, model, inputs, trace;
+//! forks), [`engine::SearchState`] (DPOR, summaries, findings, statistics, budget).
+//!
+//! A step ([`step`]: [`step::StepCtx`] carries the step's accesses and the recorder of
+//! its transformer): [`init`] (initial state, threads, frames), [`twins`] (operands
+//! and registers with their twins, check and pin forks), [`local`] (local statements),
+//! [`control`] (terminators), [`events`] (loads and stores), [`sync`] (mutexes,
+//! conditions, atomic sections, thread ends), [`threads`] (create, join), [`enabled`]
+//! (enabledness, pending footprints), [`ends`] (the ends of runs, reports).
+//!
+//! The search: [`search`] (nodes, strategies), [`dpor`], [`summary`], [`reach`] and
+//! [`type_b`] (§6.1), [`witness`].
 
+pub mod control;
 pub mod dpor;
+pub mod enabled;
+pub mod ends;
 pub mod engine;
 pub mod events;
+pub mod fold;
+pub mod init;
+pub mod local;
 pub mod model;
 pub mod names;
+pub mod path;
 pub mod reach;
-pub mod run;
 pub mod search;
 pub mod smt;
 pub mod state;
+pub mod step;
 pub mod summary;
+pub mod sync;
 pub mod term;
+pub mod term_text;
+pub mod threads;
+pub mod twins;
 pub mod type_b;
 pub mod value;
 pub mod witness;
 
-use crate::concrete::{Outcome as RunOutcome, UninitPolicy, ViolationKind, Witness};
+use crate::concrete::{RunOutcome, UninitPolicy, ViolationKind, Witness};
 use analysis::ir::{Program, Span, StmtId};
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -244,12 +268,86 @@ pub enum Verdict {
     Unknown,
 }
 
+/// Why a search that found no violation is not `Safe`: a bound, a limit of the model or
+/// the solver. Its text (`Display`, and the JSON value) names it in reports.
+///
+/// The variants are declared in the order of their texts, so an outcome's reasons are
+/// listed alphabetically (as they were when reasons were strings).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum Reason {
+    /// A violation is reachable only past an end of a run the interpreter makes eagerly
+    /// (see `Engine::frozen_check`): it cannot be replayed.
+    #[serde(rename = "eager-end")]
+    EagerEnd,
+    /// [`Config::max_events`], or a step running a million statements.
+    #[serde(rename = "max-events")]
+    MaxEvents,
+    /// [`Config::max_threads`].
+    #[serde(rename = "max-threads")]
+    MaxThreads,
+    /// [`Config::max_memory`]: a path's heap, or the process's resident memory.
+    #[serde(rename = "memory")]
+    Memory,
+    /// The solver gave up on a query.
+    #[serde(rename = "solver")]
+    Solver,
+    /// [`Config::max_states`].
+    #[serde(rename = "state bound")]
+    StateBound,
+    /// [`Config::timeout`].
+    #[serde(rename = "timeout")]
+    Timeout,
+    /// A path met undefined behaviour that is not reported as a violation.
+    #[serde(rename = "undefined-behaviour")]
+    UndefinedBehaviour,
+    /// A construct outside the model.
+    #[serde(rename = "unsupported")]
+    Unsupported,
+    /// [`Config::unwind`].
+    #[serde(rename = "unwind")]
+    Unwind,
+}
+
+impl Reason {
+    pub const ALL: [Reason; 10] = [
+        Reason::EagerEnd,
+        Reason::MaxEvents,
+        Reason::MaxThreads,
+        Reason::Memory,
+        Reason::Solver,
+        Reason::StateBound,
+        Reason::Timeout,
+        Reason::UndefinedBehaviour,
+        Reason::Unsupported,
+        Reason::Unwind,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::EagerEnd => "eager-end",
+            Reason::MaxEvents => "max-events",
+            Reason::MaxThreads => "max-threads",
+            Reason::Memory => "memory",
+            Reason::Solver => "solver",
+            Reason::StateBound => "state bound",
+            Reason::Timeout => "timeout",
+            Reason::UndefinedBehaviour => "undefined-behaviour",
+            Reason::Unsupported => "unsupported",
+            Reason::Unwind => "unwind",
+        }
+    }
+}
+
+impl std::fmt::Display for Reason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Why a search that found no violation is not `Safe`.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct Incomplete {
-    /// `unwind`, `max-events`, `timeout`, `memory`, `solver`, `unsupported`,
-    /// `undefined-behaviour`, `assume-semantics`.
-    pub reason: String,
+    pub reason: Reason,
     /// The first occurrence, in words.
     pub detail: String,
 }
@@ -282,7 +380,7 @@ pub struct Found {
 
 /// Search statistics.
 #[derive(Clone, Copy, Debug, Default, Serialize)]
-pub struct Stats {
+pub struct SearchStats {
     /// Runs explored to their end (or to a bound).
     pub runs: u64,
     /// Runs stopped early: pruned by a summary, blocked by sleep sets, or outside the
@@ -313,14 +411,14 @@ pub struct Stats {
 
 /// What [`verify`] found.
 #[derive(Clone, Debug, Serialize)]
-pub struct Outcome {
+pub struct SearchOutcome {
     pub verdict: Verdict,
     pub strategy: Strategy,
     /// Violations in the order found (one unless `all_violations`).
     pub violations: Vec<Found>,
     /// Why the verdict is not `Safe` (empty when it is).
     pub incomplete: Vec<Incomplete>,
-    pub stats: Stats,
+    pub stats: SearchStats,
 }
 
 /// A failure of the search itself (never a verdict).
@@ -358,7 +456,7 @@ const SEARCH_STACKS: [usize; 6] = [2 << 30, 1 << 30, 512 << 20, 256 << 20, 128 <
 ///
 /// The search runs on a thread of its own (with a large stack, since it recurses once per
 /// scheduling node and fork; Z3's context is per thread, so nothing of it escapes).
-pub fn verify(program: &Program, config: &Config) -> Result<Outcome, VerifyError> {
+pub fn verify(program: &Program, config: &Config) -> Result<SearchOutcome, VerifyError> {
     std::thread::scope(|scope| {
         let mut last_error = None;
         for stack in SEARCH_STACKS {
@@ -380,4 +478,23 @@ pub fn verify(program: &Program, config: &Config) -> Result<Outcome, VerifyError
             "cannot start the search thread (out of memory: not even a 64 MiB stack fits): {e}"
         )))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Reason;
+
+    #[test]
+    fn reasons_sort_and_serialize_as_their_texts() {
+        let mut by_text = Reason::ALL;
+        by_text.sort_by_key(|r| r.as_str());
+        let mut by_variant = Reason::ALL;
+        by_variant.sort();
+        assert_eq!(by_variant, by_text);
+        for r in Reason::ALL {
+            let json = serde_json::to_string(&r).unwrap();
+            assert_eq!(json, format!("\"{}\"", r.as_str()));
+            assert_eq!(r.to_string(), r.as_str());
+        }
+    }
 }

@@ -17,7 +17,7 @@
 //! have (a cut subtree must not hide a race with the path: reversing it could lead
 //! elsewhere).
 
-use super::dpor::{Access, Loc};
+use super::dpor::{sync_objects, Access, Loc, Role, SyncObject};
 use super::names::{Names, ObjName};
 use analysis::ir::{Callee, FuncId, ObjectKind, Operand, Program, StmtKind, SyncOp, TermKind};
 use std::collections::BTreeSet;
@@ -191,30 +191,18 @@ fn block_accesses(prog: &Program, names: &mut Names, f: usize, b: &analysis::ir:
             StmtKind::Store { addr, .. } => add(mem(prog, names, addr, true)),
             StmtKind::Free { .. } => add(Some(Access::write(Loc::All))),
             StmtKind::Sync { op, .. } => match op {
-                SyncOp::MutexLock { mutex } => {
-                    add(sync(prog, names, mutex, Loc::Mutex, Some(true)))
-                }
-                SyncOp::MutexUnlock { mutex } => {
-                    add(sync(prog, names, mutex, Loc::Mutex, Some(false)))
-                }
-                SyncOp::MutexInit { mutex }
-                | SyncOp::MutexTryLock { mutex }
-                | SyncOp::MutexDestroy { mutex } => add(sync(prog, names, mutex, Loc::Mutex, None)),
-                SyncOp::CondWait { cond, mutex } => {
-                    add(sync(prog, names, cond, Loc::Cond, None));
-                    add(sync(prog, names, mutex, Loc::Mutex, Some(false)));
-                    add(sync(prog, names, mutex, Loc::Mutex, Some(true)));
-                }
-                SyncOp::CondSignal { cond } | SyncOp::CondBroadcast { cond } => {
-                    add(sync(prog, names, cond, Loc::Cond, Some(false)))
-                }
-                SyncOp::CondInit { cond } | SyncOp::CondDestroy { cond } => {
-                    add(sync(prog, names, cond, Loc::Cond, None))
-                }
                 SyncOp::ThreadCreate { .. } | SyncOp::ThreadJoin { .. } => {
                     add(Some(Access::write(Loc::All)))
                 }
-                SyncOp::AtomicBegin | SyncOp::AtomicEnd => {}
+                _ => {
+                    for (o, kind, role) in sync_objects(op) {
+                        add(sync(prog, names, o, kind, role));
+                    }
+                    if let SyncOp::CondWait { mutex, .. } = op {
+                        // The re-acquire after the wake-up.
+                        add(sync(prog, names, mutex, SyncObject::Mutex, Role::Acquire));
+                    }
+                }
             },
             _ => {}
         }
@@ -260,19 +248,20 @@ fn mem(prog: &Program, names: &mut Names, addr: &Operand, write: bool) -> Option
     }
 }
 
-/// A synchronization access: `Some(true)` acquire, `Some(false)` release, `None` plain.
+/// A synchronization access to a global mutex or condition (any location, a plain
+/// write, when the operand is not one).
 fn sync(
     prog: &Program,
     names: &mut Names,
     op: &Operand,
-    mk: fn(super::names::ObjInst, u64) -> Loc,
-    role: Option<bool>,
+    kind: SyncObject,
+    role: Role,
 ) -> Option<Access> {
     Some(match global(prog, names, op) {
-        Some((o, off)) => match role {
-            Some(true) => Access::acquire(mk(o, off)),
-            Some(false) => Access::release(mk(o, off)),
-            None => Access::write(mk(o, off)),
+        Some((o, off)) => Access {
+            loc: kind.loc(o, off),
+            write: true,
+            role,
         },
         None => Access::write(Loc::All),
     })
@@ -328,22 +317,15 @@ fn stmt_accesses(prog: &Program, names: &mut Names, kind: &StmtKind) -> Option<V
             ..
         } => None,
         StmtKind::Sync { op, .. } => match op {
-            SyncOp::MutexLock { mutex } => known(sync(prog, names, mutex, Loc::Mutex, Some(true))),
-            SyncOp::MutexUnlock { mutex } => {
-                known(sync(prog, names, mutex, Loc::Mutex, Some(false)))
-            }
-            SyncOp::MutexInit { mutex }
-            | SyncOp::MutexTryLock { mutex }
-            | SyncOp::MutexDestroy { mutex } => known(sync(prog, names, mutex, Loc::Mutex, None)),
-            SyncOp::CondSignal { cond } | SyncOp::CondBroadcast { cond } => {
-                known(sync(prog, names, cond, Loc::Cond, Some(false)))
-            }
-            SyncOp::CondInit { cond } | SyncOp::CondDestroy { cond } => {
-                known(sync(prog, names, cond, Loc::Cond, None))
-            }
-            SyncOp::AtomicBegin | SyncOp::AtomicEnd => Some(vec![]),
             SyncOp::CondWait { .. } | SyncOp::ThreadCreate { .. } | SyncOp::ThreadJoin { .. } => {
                 None
+            }
+            SyncOp::AtomicBegin | SyncOp::AtomicEnd => Some(vec![]),
+            _ => {
+                let [(o, kind, role)] = sync_objects(op)[..] else {
+                    return None;
+                };
+                known(sync(prog, names, o, kind, role))
             }
         },
         _ => Some(vec![]),

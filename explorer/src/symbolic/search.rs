@@ -13,9 +13,10 @@
 //! 5. conjoins the children's weakest preconditions and records the summary.
 
 use super::dpor::{dependent, EventInfo, Footprint, NodeInfo, VClock};
-use super::engine::{set_clock, Engine, StepCtx, Sub};
+use super::engine::{set_clock, Engine, Sub};
 use super::names::ThreadKey;
 use super::state::{State, Status, Tid};
+use super::step::StepCtx;
 use super::summary::{rename_inputs, substitute, Accesses, RwTable, RET_DEPTH};
 use super::term::{var_bloom, TermId, Var};
 use super::{Repair, Strategy};
@@ -131,7 +132,7 @@ impl<'p> Engine<'p> {
                 };
                 let _ = var;
                 let Some(k) = k else { continue };
-                let v = self.pool.var(super::run::reg_var(key, depth, r), w);
+                let v = self.pool.var(super::twins::reg_var(key, depth, r), w);
                 let c = self.pool.bv_const(k, w);
                 let eq = self.pool.eq(v, c);
                 acc = self.pool.and(acc, eq);
@@ -230,7 +231,7 @@ impl<'p> Engine<'p> {
             }
             self.search.dpor.nodes[idx].done.insert(t);
             let (trace, inputs) = (self.path.trace.len(), self.path.inputs.len());
-            let sub = self.run(st.clone(), t, StepCtx::of(t));
+            let sub = self.explore_step(st.clone(), t, StepCtx::of(t));
             self.path.trace.truncate(trace);
             self.path.inputs.truncate(inputs);
             if self.setup.wp_on {
@@ -471,12 +472,7 @@ impl<'p> Engine<'p> {
     /// Replaces the state variables of `phi` by their values in `st`; `None` if one has
     /// no value of its width there (then the state does not match the summary).
     fn instantiate(&mut self, st: &State, phi: TermId) -> Option<TermId> {
-        let by_key: FxHashMap<ThreadKey, Tid> = st
-            .threads
-            .iter()
-            .enumerate()
-            .map(|(i, th)| (th.key, i))
-            .collect();
+        let by_key = st.tids_by_key();
         let mut map = FxHashMap::default();
         let mut bits = 0;
         for (var, width) in self.pool.vars(phi) {
@@ -529,12 +525,7 @@ impl<'p> Engine<'p> {
     /// not). Otherwise returns the accesses on this path's clock scale, for the enclosing
     /// nodes' tables.
     fn repair(&mut self, st: &State, rw: &RwTable, clocks: &[VClock]) -> Option<Accesses> {
-        let by_key: FxHashMap<ThreadKey, Tid> = st
-            .threads
-            .iter()
-            .enumerate()
-            .map(|(i, th)| (th.key, i))
-            .collect();
+        let by_key = st.tids_by_key();
         let floor = clocks
             .iter()
             .skip(1)

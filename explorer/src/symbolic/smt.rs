@@ -145,7 +145,7 @@ impl Smt {
 
     /// Brings the solver's assertion stack to exactly `pcon` (one push per conjunct),
     /// popping only what differs: along a depth-first search most of it is shared.
-    fn sync(&mut self, pool: &TermPool, pcon: &[TermId]) {
+    pub(super) fn sync(&mut self, pool: &TermPool, pcon: &[TermId]) {
         let common = self
             .asserted
             .iter()

@@ -284,6 +284,15 @@ impl Memory {
 }
 
 impl State {
+    /// The runtime thread id of each thread name.
+    pub fn tids_by_key(&self) -> rustc_hash::FxHashMap<super::names::ThreadKey, Tid> {
+        self.threads
+            .iter()
+            .enumerate()
+            .map(|(i, th)| (th.key, i))
+            .collect()
+    }
+
     pub fn new() -> State {
         State {
             threads: Vec::new(),

@@ -12,7 +12,6 @@
 
 use super::names::{ObjInst, ThreadKey};
 use analysis::ir::RegId;
-use std::fmt;
 
 /// A term in a [`TermPool`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -106,16 +105,7 @@ pub enum Node {
     /// The low `width` bits.
     Trunc(TermId, u8),
 }
-
-/// Keeps the low `width` bits of `v`.
-pub fn mask(v: u64, width: u8) -> u64 {
-    analysis::ir::truncate(v, width)
-}
-
-/// Reads the low `width` bits of `v` as a signed number.
-pub fn signed(v: u64, width: u8) -> i64 {
-    analysis::ir::sign_extend(v, width)
-}
+pub use super::fold::{fold_bin, mask, signed};
 
 /// The arena of terms.
 #[derive(Default)]
@@ -675,11 +665,6 @@ impl TermPool {
         out.sort();
         out
     }
-
-    /// A compact rendering for debugging and messages.
-    pub fn display(&self, t: TermId) -> TermDisplay<'_> {
-        TermDisplay { pool: self, t }
-    }
 }
 
 /// The Bloom bit of a variable.
@@ -688,72 +673,6 @@ pub fn var_bloom(v: Var) -> u64 {
     let mut h = rustc_hash::FxHasher::default();
     v.hash(&mut h);
     1u64 << (h.finish() >> 58)
-}
-
-/// Folds a binary operation on constants with SMT-LIB semantics (shifts by at least the
-/// width give 0, or all sign bits for `AShr`, as in the interpreter); `None` for division
-/// by zero, which the engine guards before building the term.
-pub fn fold_bin(op: BvOp, x: u64, y: u64, w: u8) -> Option<u64> {
-    let sx = signed(x, w);
-    let sy = signed(y, w);
-    let v = match op {
-        BvOp::Add => x.wrapping_add(y),
-        BvOp::Sub => x.wrapping_sub(y),
-        BvOp::Mul => x.wrapping_mul(y),
-        BvOp::UDiv if y != 0 => x / y,
-        BvOp::URem if y != 0 => x % y,
-        BvOp::SDiv if y != 0 => sx.wrapping_div(sy) as u64,
-        BvOp::SRem if y != 0 => sx.wrapping_rem(sy) as u64,
-        BvOp::Shl if y >= u64::from(w) => 0,
-        BvOp::Shl => x << y,
-        BvOp::LShr if y >= u64::from(w) => 0,
-        BvOp::LShr => x >> y,
-        BvOp::AShr => (sx >> y.min(63)) as u64,
-        BvOp::And => x & y,
-        BvOp::Or => x | y,
-        BvOp::Xor => x ^ y,
-        _ => return None,
-    };
-    Some(mask(v, w))
-}
-
-pub struct TermDisplay<'a> {
-    pool: &'a TermPool,
-    t: TermId,
-}
-
-impl fmt::Display for TermDisplay<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let p = self.pool;
-        let sub = |t| TermDisplay { pool: p, t };
-        match p.node(self.t) {
-            Node::BoolConst(b) => write!(f, "{b}"),
-            Node::BvConst { value, width } => write!(f, "{}", signed(*value, *width)),
-            Node::Var { var, .. } => write!(f, "{var}"),
-            Node::Not(a) => write!(f, "!{}", sub(*a)),
-            Node::And(a, b) => write!(f, "({} && {})", sub(*a), sub(*b)),
-            Node::Or(a, b) => write!(f, "({} || {})", sub(*a), sub(*b)),
-            Node::Ite(c, a, b) => write!(f, "({} ? {} : {})", sub(*c), sub(*a), sub(*b)),
-            Node::Cmp(op, a, b) => write!(f, "({} {op:?} {})", sub(*a), sub(*b)),
-            Node::Bin(op, a, b) => write!(f, "({} {op:?} {})", sub(*a), sub(*b)),
-            Node::Neg(a) => write!(f, "-{}", sub(*a)),
-            Node::BNot(a) => write!(f, "~{}", sub(*a)),
-            Node::ZExt(a, w) => write!(f, "zext{w}({})", sub(*a)),
-            Node::SExt(a, w) => write!(f, "sext{w}({})", sub(*a)),
-            Node::Trunc(a, w) => write!(f, "trunc{w}({})", sub(*a)),
-        }
-    }
-}
-
-impl fmt::Display for Var {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Var::Input { thread, index } => write!(f, "in{}_{index}", thread.0),
-            Var::Fut { thread, index } => write!(f, "fut{}_{index}", thread.0),
-            Var::Reg { thread, depth, reg } => write!(f, "t{}.{depth}.{reg}", thread.0),
-            Var::Cell { obj, offset } => write!(f, "o{}+{offset}", obj.0),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -92,6 +92,32 @@ fn unsupported<T>(what: impl Into<String>) -> Result<T, Unsupported> {
     Err(Unsupported(what.into()))
 }
 
+/// A value and its weakest-precondition twin: the same value written over the state
+/// variables (registers and cells where the step started), from which a step's
+/// transformer is built. With summaries off the twin is the value itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Twin<T> {
+    pub value: T,
+    pub wp: T,
+}
+
+impl<T: Clone> Twin<T> {
+    /// A value whose twin is itself (a constant, an input, a fresh address).
+    pub fn same(value: T) -> Twin<T> {
+        Twin {
+            wp: value.clone(),
+            value,
+        }
+    }
+}
+
+impl Twin<SVal> {
+    /// The twin's integer part, or the value's where the twin has none.
+    pub fn wp_term_or(&self, fallback: TermId) -> TermId {
+        self.wp.term().unwrap_or(fallback)
+    }
+}
+
 /// The result of an evaluation: a value valid where no check's bad condition holds.
 #[derive(Clone, Debug)]
 pub struct Evaluated {

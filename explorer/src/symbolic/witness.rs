@@ -7,7 +7,7 @@ use super::engine::{Engine, InputRec, TraceItem};
 use super::model::Assignment;
 use super::{describe_run_outcome, Found, VerifyError, WitnessStep};
 use crate::concrete::{
-    replay, EventKind, InputType, Outcome, ThreadId, ViolationKind, Witness, WitnessInput,
+    replay, EventKind, InputType, RunOutcome, ThreadId, ViolationKind, Witness, WitnessInput,
     WITNESS_FORMAT, WITNESS_VERSION,
 };
 use analysis::ir::{sign_extend, truncate, DataModel, Span};
@@ -23,7 +23,7 @@ pub fn build_and_replay(
 ) -> Result<Found, VerifyError> {
     let witness = of_path(e, &e.path.inputs, model, &e.path.trace);
     let replayed = replay(e.setup.prog, &witness).map(|x| x.outcome);
-    let ok = matches!(&replayed, Ok(Outcome::Violation(v)) if v.kind == kind && v.span == span);
+    let ok = matches!(&replayed, Ok(RunOutcome::Violation(v)) if v.kind == kind && v.span == span);
     if !ok {
         return Err(VerifyError::WitnessDidNotReplay {
             kind,
@@ -32,7 +32,7 @@ pub fn build_and_replay(
         });
     }
     let thread = match &replayed {
-        Ok(Outcome::Violation(v)) => v.thread.0,
+        Ok(RunOutcome::Violation(v)) => v.thread.0,
         _ => 0,
     };
     let steps = e

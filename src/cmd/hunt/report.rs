@@ -320,7 +320,7 @@ fn sarif_kind(k: GoalKind) -> &'static str {
 /// the pre-pass): one undecided entry for the whole program, in the shape of a goal's.
 pub fn pre_pass_overrun(format: Format, file: &str, overrun: &Overrun) -> String {
     let reason = format!("timeout: {overrun}");
-    let stats = explorer::guided::Stats {
+    let stats = explorer::guided::HuntStats {
         time_ms: overrun.spent.as_secs_f64() * 1000.0,
         ..Default::default()
     };

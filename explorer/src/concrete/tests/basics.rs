@@ -101,7 +101,7 @@ fn false_assumption_ends_the_run_as_infeasible() {
     let p = pb.finish(main);
     assert!(matches!(
         run_default(&p).outcome,
-        Outcome::AssumeViolated { .. }
+        RunOutcome::AssumeViolated { .. }
     ));
     // 0x1FF truncated to u8 is 255.
     assert_completed(
@@ -194,7 +194,7 @@ fn deep_recursion_runs_on_an_explicit_stack() {
     let e = run_with(&recursive_program(60_000), |c| c.max_call_depth = 1000);
     assert_eq!(
         e.outcome,
-        Outcome::BoundHit {
+        RunOutcome::BoundHit {
             bound: Bound::CallDepth(1000)
         }
     );
@@ -208,7 +208,7 @@ fn statement_bound_stops_an_infinite_loop() {
     let e = run_with(&pb.finish(main), |c| c.max_statements = 1000);
     assert_eq!(
         e.outcome,
-        Outcome::BoundHit {
+        RunOutcome::BoundHit {
             bound: Bound::Statements(1000)
         }
     );
@@ -234,7 +234,10 @@ fn abort_and_exit_end_the_run() {
         f.term(TermKind::Abort);
     });
     let p = pb.finish(main);
-    assert!(matches!(run_default(&p).outcome, Outcome::Aborted { .. }));
+    assert!(matches!(
+        run_default(&p).outcome,
+        RunOutcome::Aborted { .. }
+    ));
     assert_completed(&run_with(&p, |c| c.inputs = InputPolicy::list([-2])), -2);
 }
 

@@ -5,7 +5,7 @@ mod builder;
 mod memory;
 mod threads;
 
-use super::{run, Execution, Outcome, RunConfig, Violation, ViolationKind};
+use super::{run, Execution, RunConfig, RunOutcome, Violation, ViolationKind};
 use analysis::ir::Program;
 
 fn run_with(p: &Program, configure: impl FnOnce(&mut RunConfig)) -> Execution {
@@ -21,7 +21,7 @@ fn run_default(p: &Program) -> Execution {
 #[track_caller]
 fn violation(e: &Execution) -> &Violation {
     match &e.outcome {
-        Outcome::Violation(v) => v,
+        RunOutcome::Violation(v) => v,
         other => panic!("expected a violation, got {other:?}"),
     }
 }
@@ -37,7 +37,7 @@ fn assert_violation(e: &Execution, kind: ViolationKind, line: u32) -> Violation 
 fn assert_completed(e: &Execution, exit_code: i64) {
     assert_eq!(
         e.outcome,
-        Outcome::Completed { exit_code },
+        RunOutcome::Completed { exit_code },
         "output: {}",
         String::from_utf8_lossy(&e.output)
     );

@@ -407,7 +407,7 @@ fn an_explicit_schedule_can_wake_a_waiter_spuriously() {
     });
     assert!(matches!(
         off.outcome,
-        Outcome::Violation(ref v) if v.kind == ViolationKind::Deadlock
+        RunOutcome::Violation(ref v) if v.kind == ViolationKind::Deadlock
     ));
 }
 
@@ -518,7 +518,7 @@ fn unbounded_thread_creation_hits_the_thread_bound() {
     let e = run_with(&p, |c| c.max_threads = 1000);
     assert_eq!(
         e.outcome,
-        Outcome::BoundHit {
+        RunOutcome::BoundHit {
             bound: crate::concrete::Bound::Threads(1000)
         }
     );

@@ -1,0 +1,241 @@
+//! Which threads may take the next step, and the footprint DPOR assumes for a thread's
+//! pending event before it runs.
+
+use super::dpor::{sync_objects, Access, Footprint, Loc, Role, SyncObject};
+use super::engine::Engine;
+use super::names::{ObjInst, ThreadName};
+use super::state::{State, Status, Tid};
+use super::value::SVal;
+use analysis::ir::{Operand, Stmt, StmtKind, SyncOp};
+impl<'p> Engine<'p> {
+    /// Can `t` take a step now (its pending event may still be a violation)?
+    pub fn is_enabled(&self, st: &State, t: Tid) -> bool {
+        match st.threads[t].status {
+            Status::AtEvent => !self.blocked_at_event(st, t),
+            Status::Reacquire { mutex, .. } => !st.mutexes.contains_key(&mutex),
+            Status::Waiting { mutex, .. } => {
+                self.setup.cfg.spurious_wakeups
+                    && st.atomic_owner.is_none()
+                    && !st.mutexes.contains_key(&mutex)
+            }
+            Status::Ending { .. } => true,
+            _ => false,
+        }
+    }
+
+    /// Can `t` take a step other than a spurious wake-up?
+    pub fn is_enabled_without_wakeup(&self, st: &State, t: Tid) -> bool {
+        !matches!(st.threads[t].status, Status::Waiting { .. }) && self.is_enabled(st, t)
+    }
+
+    /// The threads that may take the next step, in id order.
+    pub fn enabled_threads(&self, st: &State) -> Vec<Tid> {
+        if let Some(o) = st.atomic_owner {
+            return if self.is_enabled(st, o) {
+                vec![o]
+            } else {
+                vec![]
+            };
+        }
+        (0..st.threads.len())
+            .filter(|&t| self.is_enabled(st, t))
+            .collect()
+    }
+
+    /// The statement at thread `t`'s position (its pending event when it is at one).
+    pub fn pending_stmt(&self, st: &State, t: Tid) -> Option<&'p Stmt> {
+        let f = st.threads[t].frames.last()?;
+        self.setup.prog.function(f.func).blocks[f.block as usize]
+            .stmts
+            .get(f.index as usize)
+    }
+
+    /// A pointer operand's (object, offset) if it is known without forking.
+    fn peek_addr(&self, st: &State, t: Tid, op: &Operand) -> Option<(ObjInst, Option<u64>)> {
+        let v = match op {
+            Operand::Reg(r) => st.top(t).regs[r.index()],
+            Operand::Addr { obj, offset } => {
+                let inst = match self.setup.statics[obj.index()] {
+                    super::engine::StaticObj::Global(i) => i,
+                    super::engine::StaticObj::ThreadLocal(i) => st.threads[t].tls[i],
+                    super::engine::StaticObj::Slot(i) => st.top(t).slots[i],
+                };
+                return Some((inst, Some(*offset)));
+            }
+            _ => return None,
+        };
+        match v {
+            SVal::Ptr { obj, off } => Some((obj, self.concrete(off))),
+            _ => None,
+        }
+    }
+
+    /// Is an operand certainly the null pointer (integer 0)?
+    fn is_null_operand(&self, st: &State, t: Tid, op: &Operand) -> bool {
+        match op {
+            Operand::Null => true,
+            Operand::Int { bits, .. } => *bits == 0,
+            Operand::Reg(r) => match st.top(t).regs[r.index()] {
+                SVal::Int(x) => self.concrete(x) == Some(0),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    fn blocked_at_event(&self, st: &State, t: Tid) -> bool {
+        let Some(stmt) = self.pending_stmt(st, t) else {
+            return false;
+        };
+        let StmtKind::Sync { op, .. } = &stmt.kind else {
+            return false;
+        };
+        match op {
+            SyncOp::MutexLock { mutex } => match self.peek_addr(st, t, mutex) {
+                Some((obj, Some(off))) => st.mutexes.get(&(obj, off)).is_some_and(|&o| o != t),
+                _ => false,
+            },
+            SyncOp::ThreadJoin { thread, .. } => {
+                let v = match thread {
+                    Operand::Reg(r) => st.top(t).regs[r.index()],
+                    Operand::Int { bits, .. } => return self.join_blocked(st, t, *bits),
+                    _ => return false,
+                };
+                match v {
+                    SVal::Int(x) => match self.concrete(x) {
+                        Some(id) => self.join_blocked(st, t, id),
+                        None => false,
+                    },
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
+    }
+
+    fn join_blocked(&self, st: &State, t: Tid, id: u64) -> bool {
+        match usize::try_from(id)
+            .ok()
+            .filter(|&j| j < st.threads.len() && j != t)
+        {
+            Some(j) => !matches!(
+                st.threads[j].status,
+                Status::Finished { .. } | Status::Joined
+            ),
+            None => false,
+        }
+    }
+
+    /// The footprint of `t`'s pending event, as far as it is known before it runs.
+    pub fn pending_footprint(&self, st: &State, t: Tid) -> Option<Footprint> {
+        let th = &st.threads[t];
+        let cell = |a: Option<(ObjInst, Option<u64>)>, write: bool| match a {
+            Some((o, Some(off))) => Access {
+                loc: Loc::Mem(o, off),
+                write,
+                role: Role::Plain,
+            },
+            Some((o, None)) => Access {
+                loc: Loc::Obj(o),
+                write,
+                role: Role::Plain,
+            },
+            None => Access::write(Loc::All),
+        };
+        let sync = |a: Option<(ObjInst, Option<u64>)>, kind: SyncObject, role: Role| {
+            let mut access = match a {
+                Some((o, Some(off))) => Access::write(kind.loc(o, off)),
+                _ => Access::write(Loc::All),
+            };
+            access.role = role;
+            access
+        };
+        Some(match th.status {
+            Status::AtEvent => {
+                let stmt = self.pending_stmt(st, t)?;
+                match &stmt.kind {
+                    StmtKind::Load { addr, .. } => vec![cell(self.peek_addr(st, t, addr), false)],
+                    StmtKind::Store { addr, .. } => vec![cell(self.peek_addr(st, t, addr), true)],
+                    StmtKind::Sync { op, .. } => match op {
+                        SyncOp::ThreadCreate { handle, .. } => {
+                            let child = self.names_child(th);
+                            let mut f = vec![cell(self.peek_addr(st, t, handle), true)];
+                            f.extend(child.map(|c| Access::write(Loc::Thread(c))));
+                            f
+                        }
+                        SyncOp::ThreadJoin { thread, result } => {
+                            let mut f = match self.join_target_key(st, t, thread) {
+                                Some(key) => vec![Access::acquire(Loc::Thread(key))],
+                                None => vec![Access::write(Loc::All)],
+                            };
+                            if !self.is_null_operand(st, t, result) {
+                                f.push(cell(self.peek_addr(st, t, result), true));
+                            }
+                            f
+                        }
+                        SyncOp::AtomicBegin => match self.setup.atomic_footprints.get(&stmt.id) {
+                            Some(f) => f.clone(),
+                            None => vec![Access::write(Loc::All)],
+                        },
+                        SyncOp::AtomicEnd => vec![Access::write(Loc::All)],
+                        _ => sync_objects(op)
+                            .into_iter()
+                            .map(|(o, kind, role)| sync(self.peek_addr(st, t, o), kind, role))
+                            .collect(),
+                    },
+                    _ => vec![Access::write(Loc::All)],
+                }
+            }
+            Status::Reacquire { cond, mutex, .. } => vec![
+                Access::acquire(Loc::Mutex(mutex.0, mutex.1)),
+                Access::acquire(Loc::Cond(cond.0, cond.1)),
+            ],
+            // Woken by a signal (an acquire of the condition), or spuriously (leaving the
+            // condition's queue races with the signals that would have served it).
+            Status::Waiting { cond, mutex, .. } => {
+                let mut f = vec![
+                    Access::acquire(Loc::Mutex(mutex.0, mutex.1)),
+                    Access::acquire(Loc::Cond(cond.0, cond.1)),
+                ];
+                if self.setup.cfg.spurious_wakeups {
+                    f.push(Access::write(Loc::Cond(cond.0, cond.1)));
+                }
+                f
+            }
+            Status::Ending {
+                exit_program: true, ..
+            } => vec![Access::write(Loc::All)],
+            Status::Ending { .. } => {
+                let mut f = vec![Access::release(Loc::Thread(th.key))];
+                f.extend(th.tls.iter().map(|&o| Access::write(Loc::Obj(o))));
+                f
+            }
+            _ => return None,
+        })
+    }
+
+    fn names_child(&self, th: &super::state::Thread) -> Option<super::names::ThreadKey> {
+        self.names.lookup_thread(ThreadName::Child {
+            parent: th.key,
+            seq: th.created,
+        })
+    }
+
+    fn join_target_key(
+        &self,
+        st: &State,
+        t: Tid,
+        thread: &Operand,
+    ) -> Option<super::names::ThreadKey> {
+        let id = match thread {
+            Operand::Reg(r) => match st.top(t).regs[r.index()] {
+                SVal::Int(x) => self.concrete(x)?,
+                _ => return None,
+            },
+            Operand::Int { bits, .. } => *bits,
+            _ => return None,
+        };
+        let j = usize::try_from(id).ok().filter(|&j| j < st.threads.len())?;
+        Some(st.threads[j].key)
+    }
+}

@@ -1,0 +1,279 @@
+//! The ends of runs: a leaf's verdict (a violation reported with its replayed witness,
+//! a bound or undefined behaviour noted), the continuation past an eager end, and the
+//! accesses and races a run's last step contributes to DPOR and the summaries.
+
+use super::dpor::{Access, Loc};
+use super::engine::{set_clock, Engine, Sub};
+use super::smt::Answer;
+use super::state::{State, Tid};
+use super::step::StepCtx;
+use super::summary::Accesses;
+use super::Reason;
+use super::{Checks, Strategy};
+use crate::concrete::ViolationKind;
+use analysis::ir::Span;
+/// How a run ends inside a step.
+#[derive(Clone, Debug)]
+pub enum End {
+    /// The program completed (main returned, `exit`, every thread ended).
+    Completed,
+    /// `abort()`.
+    Aborted,
+    /// A property violation (reported or not, depending on [`Checks`]).
+    Violation {
+        kind: ViolationKind,
+        message: String,
+        span: Span,
+        tid: Tid,
+    },
+    /// The run ends in a thread's local code without a violation: a false `assume`
+    /// (and, with a `gap`, an `abort()` or `exit()`). `gap`: this happened after the step
+    /// had effects on other threads; the interpreter ends the run there, while SV-COMP's
+    /// semantics only stops the thread, which may let other threads reach more (the
+    /// engine explores that continuation too, see [`Engine::frozen_check`]).
+    AssumeFalse { gap: Option<String> },
+    /// No thread can run and some have not ended.
+    Deadlock { span: Span, tid: Tid },
+    /// Behaviour outside the model.
+    Unsupported(String),
+    /// A bound stopped the run: (reason, detail).
+    Bound(Reason, String),
+}
+
+fn is_assertion(kind: ViolationKind) -> bool {
+    matches!(kind, ViolationKind::Assertion | ViolationKind::ReachError)
+}
+
+impl<'p> Engine<'p> {
+    // ---- the ends of runs ----
+
+    /// A run ends inside a step.
+    pub fn leaf(&mut self, st: &State, end: End, k: &StepCtx) -> Sub {
+        self.search.stats.runs += 1;
+        self.trace_event(|| format!("run ends ({end:?})"));
+        self.races_at_end(st, k);
+        let start = match (k.tid, self.search.dpor.nodes.last()) {
+            (Some(t), Some(n)) => n.clocks.get(t).cloned().unwrap_or_default(),
+            _ => Default::default(),
+        };
+        let rw = self.step_rw(st, k, &start, true);
+        let safe = match end {
+            End::Completed | End::Aborted => true,
+            End::AssumeFalse { gap } => {
+                if let Some(what) = gap {
+                    self.frozen_check(st, k, what);
+                }
+                true
+            }
+            End::Deadlock { span, tid } => {
+                if self.setup.cfg.checks.deadlock && !self.path.frozen.is_empty() {
+                    let what = self.path.frozen.last().cloned().unwrap_or_default();
+                    let detail = format!(
+                        "a deadlock at {} is reachable if {what}",
+                        self.location(span)
+                    );
+                    self.incomplete(Reason::EagerEnd, detail);
+                    false
+                } else if self.setup.cfg.checks.deadlock {
+                    let message = "deadlock: no thread can run".to_string();
+                    self.report(ViolationKind::Deadlock, message, span, tid);
+                    false
+                } else {
+                    true
+                }
+            }
+            End::Violation {
+                kind,
+                message,
+                span,
+                tid,
+            } => {
+                if self.reported(kind, span) && !self.path.frozen.is_empty() {
+                    let what = self.path.frozen.last().cloned().unwrap_or_default();
+                    let detail = format!(
+                        "{message} at {} is reachable if {what}",
+                        self.location(span)
+                    );
+                    self.incomplete(Reason::EagerEnd, detail);
+                } else if self.reported(kind, span) {
+                    self.report(kind, message, span, tid);
+                } else if !is_assertion(kind) {
+                    let detail = format!("{message} at {}", self.location(span));
+                    self.incomplete(Reason::UndefinedBehaviour, detail);
+                }
+                false
+            }
+            End::Unsupported(what) => {
+                self.incomplete(Reason::Unsupported, what);
+                false
+            }
+            End::Bound(reason, detail) => {
+                self.incomplete(reason, detail);
+                false
+            }
+        };
+        let wp = self.pool.bool_const(safe);
+        Sub { wp, rw }
+    }
+
+    /// A run ended in thread `k.cur`'s local code after the step affected other threads.
+    /// The interpreter (whose runs witnesses must be) ends the run there; SV-COMP's
+    /// interleaving semantics would only stop that thread. The continuation with the
+    /// thread stopped is explored too: a violation found there cannot be replayed, so it
+    /// makes the verdict `unknown` (reason `eager-end`) instead of being reported.
+    pub fn frozen_check(&mut self, st: &State, k: &StepCtx, what: String) {
+        let t = k.cur;
+        if st.atomic_owner == Some(t) {
+            return;
+        }
+        let mut frozen = st.clone();
+        frozen.threads[t].status = super::state::Status::Stopped;
+        let (trace, inputs) = (self.path.trace.len(), self.path.inputs.len());
+        self.path.frozen.push(what);
+        let mut k2 = k.clone();
+        let _ = match k2.resume.pop() {
+            Some(c) => self.explore_step(frozen, c, k2),
+            None => self.end_step(frozen, k2),
+        };
+        self.path.frozen.pop();
+        self.path.trace.truncate(trace);
+        self.path.inputs.truncate(inputs);
+    }
+
+    /// Is a violation of this kind at this place reported?
+    fn reported(&self, kind: ViolationKind, span: Span) -> bool {
+        let Checks { deadlock, memory } = self.setup.cfg.checks;
+        let kind_ok = match kind {
+            ViolationKind::Assertion | ViolationKind::ReachError => true,
+            ViolationKind::Deadlock => deadlock,
+            _ => memory,
+        };
+        let place_ok = match &self.setup.cfg.targets {
+            None => true,
+            Some(ts) => ts.iter().any(|&(f, l)| span.file == f && span.line == l),
+        };
+        kind_ok && place_ok
+    }
+
+    /// Builds, replays and records the witness of a violation on the current path (once
+    /// per kind and place).
+    fn report(&mut self, kind: ViolationKind, message: String, span: Span, tid: Tid) {
+        if self
+            .search
+            .found
+            .iter()
+            .any(|f| f.kind == kind && f.span == span)
+        {
+            return;
+        }
+        // Prefer inputs under which the explored sides of the path's Type B branch
+        // pivots really run: the interpreter then follows the path exactly.
+        let mut model = self.path.model.clone();
+        let mut exact = true;
+        if !self.path.dropped_guards.is_empty() {
+            let mut all = self.pool.tru();
+            for &g in &self.path.dropped_guards.clone() {
+                all = self.pool.and(all, g);
+            }
+            let wanted = self.wanted();
+            match self.smt.check(&self.pool, &self.path.pcon, all, &wanted) {
+                Answer::Sat(m) => {
+                    for (v, val) in m.iter() {
+                        model.set(*v, *val);
+                    }
+                }
+                _ => exact = false,
+            }
+        }
+        match super::witness::build_and_replay(self, &model, kind, &message, span) {
+            Err(_) if !exact => {
+                // Only a skipped side leads here with these inputs, and the replay took
+                // a different schedule through it: redo the search without Type B
+                // branch pivots (sound either way; this finds a replayable witness).
+                self.search.retry_without_type_b = true;
+                self.search.stop = true;
+            }
+            Ok(found) => {
+                let _ = tid;
+                self.search.found.push(found);
+                if !self.setup.cfg.all_violations {
+                    self.search.stop = true;
+                }
+            }
+            Err(e) => {
+                self.search.error = Some(e);
+                self.search.stop = true;
+            }
+        }
+    }
+
+    /// The accesses of the current step as RVar/WVar entries, with the thread's clock
+    /// before the step.
+    /// A step that ends the run touches everything (other threads are cut off).
+    pub fn step_rw(
+        &self,
+        st: &State,
+        k: &StepCtx,
+        clock: &super::dpor::VClock,
+        ends_run: bool,
+    ) -> Accesses {
+        let mut rw = Accesses::default();
+        if !self.setup.wp_on {
+            return rw;
+        }
+        if let Some(t) = k.tid {
+            let key = st.threads[t].key;
+            let mut add = |a: Access| {
+                let last = self.search.dpor.last_race(t, clock, &a);
+                rw.add((key, a), clock, last);
+            };
+            for a in &k.foot {
+                add(*a);
+            }
+            let others_live = (0..st.threads.len()).any(|u| u != t && st.is_live(u));
+            if ends_run && others_live {
+                add(Access::write(Loc::All));
+            }
+        }
+        rw
+    }
+
+    /// At the end of a run inside a step: the step (which ends the run, so it is
+    /// dependent with everything) races with every other thread's pending event.
+    /// Returns the step's clock.
+    fn races_at_end(&mut self, st: &State, k: &StepCtx) -> super::dpor::VClock {
+        let Some(t) = k.tid else {
+            return Default::default();
+        };
+        if self.setup.cfg.strategy == Strategy::Baseline {
+            return Default::default();
+        }
+        let node = self.search.dpor.nodes.len() - 1;
+        let start = self.search.dpor.nodes[node]
+            .clocks
+            .get(t)
+            .cloned()
+            .unwrap_or_default();
+        let foot = vec![Access::write(Loc::All)];
+        let clock = self.search.dpor.clock_of(t, &start, &foot);
+        self.search.dpor.events.push(super::dpor::EventInfo {
+            tid: t,
+            node,
+            foot,
+            clock: clock.clone(),
+        });
+        let mut clocks = self.search.dpor.nodes[node].clocks.clone();
+        set_clock(&mut clocks, t, clock.clone());
+        for p in 0..st.threads.len() {
+            if p == t || !st.is_live(p) {
+                continue;
+            }
+            if let Some(foot) = self.pending_footprint(st, p) {
+                let c = clocks.get(p).cloned().unwrap_or_default();
+                self.search.dpor.races_of_pending(p, &c, &foot);
+            }
+        }
+        self.search.dpor.events.pop();
+        clock
+    }
+}
