@@ -11,20 +11,20 @@ mod common;
 
 use analysis::FrontendOptions;
 use common::gen;
-use explorer::symbolic::{self, Config, Outcome, Strategy, Verdict};
+use explorer::symbolic::{self, Config, SearchOutcome, Strategy, Verdict};
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
 
-fn violated(o: &Outcome) -> BTreeSet<u32> {
+fn violated(o: &SearchOutcome) -> BTreeSet<u32> {
     o.violations.iter().map(|f| f.span.line).collect()
 }
 
-fn finished(o: &Outcome) -> bool {
+fn finished(o: &SearchOutcome) -> bool {
     o.incomplete.is_empty()
 }
 
-fn verify(program: &analysis::ir::Program, strategy: Strategy, spin_loops: bool) -> Outcome {
+fn verify(program: &analysis::ir::Program, strategy: Strategy, spin_loops: bool) -> SearchOutcome {
     let mut c = Config::default();
     c.strategy = strategy;
     c.slice = false;
@@ -44,7 +44,7 @@ fn compare(path: &Path, text: &str) -> Vec<(u64, u64)> {
     for strategy in [Strategy::Dpor, Strategy::DporAg] {
         let off = verify(&program, strategy, false);
         let on = verify(&program, strategy, true);
-        let describe = |o: &Outcome| {
+        let describe = |o: &SearchOutcome| {
             format!(
                 "{:?} {:?} runs {}+{} {:?}",
                 o.verdict,

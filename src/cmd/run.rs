@@ -141,7 +141,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             })
             .collect();
         let violation = match &execution.outcome {
-            Outcome::Violation(v) => Some(format!("VIOLATION: {}", v.message)),
+            RunOutcome::Violation(v) => Some(format!("VIOLATION: {}", v.message)),
             _ => None,
         };
         dot::write(

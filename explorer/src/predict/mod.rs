@@ -15,7 +15,7 @@ pub mod encode;
 pub mod trace;
 
 use crate::concrete::{
-    self, Execution, InputType, Outcome, RuntimeError, ThreadId, ViolationKind, Witness,
+    self, Execution, InputType, RunOutcome, RuntimeError, ThreadId, ViolationKind, Witness,
     WitnessInput, WITNESS_FORMAT, WITNESS_VERSION,
 };
 use analysis::ir::{sign_extend, truncate, Failure, Program, Span};
@@ -241,7 +241,7 @@ pub fn check_replay(program: &Program, witness: &Witness, span: Span) -> Result<
     let run = concrete::replay(program, witness);
     match run {
         Ok(Execution {
-            outcome: Outcome::Violation(v),
+            outcome: RunOutcome::Violation(v),
             ..
         }) if matches!(v.kind, ViolationKind::Assertion | ViolationKind::ReachError)
             && v.span == span =>
@@ -249,15 +249,15 @@ pub fn check_replay(program: &Program, witness: &Witness, span: Span) -> Result<
             Ok(())
         }
         Ok(e) => Err(match e.outcome {
-            Outcome::Violation(v) => {
+            RunOutcome::Violation(v) => {
                 format!("the replay fails elsewhere: {} at {}", v.kind, v.location)
             }
-            Outcome::Completed { exit_code } => {
+            RunOutcome::Completed { exit_code } => {
                 format!("the replay completes (exit code {exit_code}) without the failure")
             }
-            Outcome::AssumeViolated { .. } => "the replay violates an assumption".to_string(),
-            Outcome::Aborted { .. } => "the replay aborts".to_string(),
-            Outcome::BoundHit { bound } => format!("the replay hits the bound of {bound}"),
+            RunOutcome::AssumeViolated { .. } => "the replay violates an assumption".to_string(),
+            RunOutcome::Aborted { .. } => "the replay aborts".to_string(),
+            RunOutcome::BoundHit { bound } => format!("the replay hits the bound of {bound}"),
         }),
         Err(RuntimeError::ScheduleDiverged { step, thread, .. }) => Err(format!(
             "the schedule diverges at step {step}: thread {thread} cannot run there"
@@ -344,7 +344,7 @@ mod tests {
             panic!("S7 predicts a violation")
         };
         let assert_span = match concrete::replay(&program, &good).unwrap().outcome {
-            Outcome::Violation(v) => v.span,
+            RunOutcome::Violation(v) => v.span,
             other => panic!("{other:?}"),
         };
         assert_eq!(check_replay(&program, &good, assert_span), Ok(()));

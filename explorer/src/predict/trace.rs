@@ -219,13 +219,15 @@ fn compare(file: &[ThreadTrace], run: &[ThreadTrace]) -> Result<(), TraceError> 
     Ok(())
 }
 
-fn outcome_words(outcome: &concrete::Outcome) -> String {
+fn outcome_words(outcome: &concrete::RunOutcome) -> String {
     match outcome {
-        concrete::Outcome::Completed { exit_code } => format!("completed, exit code {exit_code}"),
-        concrete::Outcome::Violation(v) => format!("violation ({}) at {}", v.kind, v.location),
-        concrete::Outcome::AssumeViolated { .. } => "assumption false".to_string(),
-        concrete::Outcome::Aborted { .. } => "aborted".to_string(),
-        concrete::Outcome::BoundHit { bound } => format!("stopped at the bound of {bound}"),
+        concrete::RunOutcome::Completed { exit_code } => {
+            format!("completed, exit code {exit_code}")
+        }
+        concrete::RunOutcome::Violation(v) => format!("violation ({}) at {}", v.kind, v.location),
+        concrete::RunOutcome::AssumeViolated { .. } => "assumption false".to_string(),
+        concrete::RunOutcome::Aborted { .. } => "aborted".to_string(),
+        concrete::RunOutcome::BoundHit { bound } => format!("stopped at the bound of {bound}"),
     }
 }
 
