@@ -156,8 +156,17 @@ fn impact_of_a_comment_only_edit_is_empty() {
             "/* shared */\n\nint x, y, z; /* three globals */",
         )
         .replace("  y = x - 1;", "\n  y = x - 1; /* unchanged */\n");
+    let (out, v) = impact_of_edited_s2("s2_comments.c", &edited);
+    for key in ["changed", "deleted_in_old", "forward", "backward"] {
+        assert_eq!(v[key], serde_json::json!([]), "{key}: {out}");
+    }
+}
+
+/// `agx impact --format json` of an edited copy of s2 (written as `name` in a temporary
+/// directory) against the original: the report's text and its JSON.
+fn impact_of_edited_s2(name: &str, edited: &str) -> (String, serde_json::Value) {
     let dir = tempfile::tempdir().unwrap();
-    let new = dir.path().join("s2_comments.c");
+    let new = dir.path().join(name);
     std::fs::write(&new, edited).unwrap();
     let out = agx(&[
         "impact",
@@ -167,10 +176,8 @@ fn impact_of_a_comment_only_edit_is_empty() {
         "--format",
         "json",
     ]);
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    for key in ["changed", "deleted_in_old", "forward", "backward"] {
-        assert_eq!(v[key], serde_json::json!([]), "{key}: {out}");
-    }
+    let v = serde_json::from_str(&out).unwrap();
+    (out, v)
 }
 
 /// Deleting line 3 (`y = x - 1;`) and adding a statement: the deleted line is analysed in
@@ -181,18 +188,7 @@ fn impact_of_added_and_deleted_statements() {
     let edited = old
         .replace("  y = x - 1;\n", "  // deleted\n")
         .replace("  x -= 2;", "  x -= 2; z = 5;");
-    let dir = tempfile::tempdir().unwrap();
-    let new = dir.path().join("s2_edit.c");
-    std::fs::write(&new, edited).unwrap();
-    let out = agx(&[
-        "impact",
-        new.to_str().unwrap(),
-        "--old",
-        "fixtures/paper/s2_impact.c",
-        "--format",
-        "json",
-    ]);
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let (out, v) = impact_of_edited_s2("s2_edit.c", &edited);
     assert_eq!(v["changed"], serde_json::json!([9]), "{out}");
     assert_eq!(v["deleted_in_old"], serde_json::json!([3]), "{out}");
     // y's readers are impacted by the lost write: the `y += 1` and the assertion.
