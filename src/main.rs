@@ -1,8 +1,8 @@
 //! agx: finds concurrency bugs in multithreaded C programs.
 //!
 //! The binary is a thin CLI: it parses arguments into typed options, calls the library
-//! crates (analysis → rules → explorer) and prints reports. Exit codes: 0 no violation,
-//! 1 violation found, 2 error.
+//! crates (analysis → rules → explorer) and prints reports. Exit codes (`cmd::exit`): 0 no
+//! violation, 1 violation found, 2 usage or input error, 3 unknown.
 
 mod cmd;
 mod driver;
@@ -14,7 +14,8 @@ use std::process::ExitCode;
 #[command(
     name = "agx",
     version,
-    about = "Finds concurrency bugs in multithreaded C programs"
+    about = "Finds concurrency bugs in multithreaded C programs",
+    after_help = cmd::exit::help()
 )]
 struct Cli {
     #[command(subcommand)]
@@ -82,8 +83,7 @@ fn main() -> ExitCode {
         }
         Command::Man => {
             let command = <Cli as clap::CommandFactory>::command();
-            clap_mangen::Man::new(command)
-                .render(&mut std::io::stdout())
+            man_page(command, &mut std::io::stdout())
                 .map(|()| ExitCode::SUCCESS)
                 .map_err(anyhow::Error::from)
         }
@@ -92,7 +92,29 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) => {
             eprintln!("error: {err:#}");
-            ExitCode::from(2)
+            ExitCode::from(cmd::exit::ERROR)
         }
     }
+}
+
+/// The man page: clap_mangen's sections, with an EXIT STATUS section (man-pages(7)'s
+/// name) from `cmd::exit::TABLE` in place of its generic EXTRA section.
+fn man_page(command: clap::Command, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    use clap_mangen::roff::{bold, roman, Roff};
+    let man = clap_mangen::Man::new(command);
+    man.render_title(out)?;
+    man.render_name_section(out)?;
+    man.render_synopsis_section(out)?;
+    man.render_description_section(out)?;
+    man.render_options_section(out)?;
+    man.render_subcommands_section(out)?;
+    let mut exit = Roff::new();
+    exit.control("SH", ["EXIT STATUS"]);
+    for (code, meaning) in cmd::exit::TABLE {
+        exit.control("TP", []);
+        exit.text([bold(code.to_string())]);
+        exit.text([roman(meaning)]);
+    }
+    exit.to_writer(out)?;
+    man.render_version_section(out)
 }

@@ -30,7 +30,7 @@ if [ "$1" = hunt ]; then
   case "$mode" in
     violation) echo "[{\"goal\":1,\"verdict\":\"confirmed\",\"reason\":null,$stats}]"; exit 1 ;;
     safe|misled) echo "[{\"goal\":1,\"verdict\":\"refuted\",\"reason\":\"search finished\",$stats}]"; exit 0 ;;
-    *) echo "[{\"goal\":1,\"verdict\":\"unknown\",\"reason\":\"depth bound\",$stats}]"; exit 0 ;;
+    *) echo "[{\"goal\":1,\"verdict\":\"unknown\",\"reason\":\"depth bound\",$stats}]"; exit 3 ;;
   esac
 fi
 [ "$1" = verify ] || { echo "fake: expected verify, got $1" >&2; exit 2; }
@@ -56,9 +56,9 @@ case "$mode" in
     exit 1 ;;
   unknown)
     echo "{\"verdict\":\"unknown\",\"reason\":\"unwind bound 2 hit\",\"violation\":null,\"witness\":null,\"strategy\":\"$strategy\",\"stats\":$stats}"
-    exit 0 ;;
+    exit 3 ;;
   slow) sleep 60; exit 0 ;;
-  hog) head -c 300000000 /dev/zero | tail -c 250000000 >/dev/null || exit 3 ;;
+  hog) head -c 300000000 /dev/zero | tail -c 250000000 >/dev/null || exit 4 ;;
   unsupported) echo "error: unsupported: $name:1: inline assembly" >&2; exit 2 ;;
   crash) kill -SEGV $$ ;;
 esac
@@ -437,7 +437,7 @@ fn svcomp_prints_the_verdict_line_and_a_witness() {
         "w.yml",
     ]);
     let text = stdout(&o);
-    assert_eq!(o.status.code(), Some(0), "{text}");
+    assert_eq!(o.status.code(), Some(1), "FALSE exits 1: {text}");
     assert_eq!(text.lines().last(), Some("Result: FALSE(unreach-call)"));
     let yaml = fs::read_to_string(s.path("w.yml")).unwrap();
     schemas::check_witness(&yaml);
@@ -463,7 +463,7 @@ fn svcomp_prints_the_verdict_line_and_a_witness() {
     ]);
     assert_eq!(
         o.status.code(),
-        Some(0),
+        Some(1),
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
@@ -483,6 +483,7 @@ fn svcomp_prints_the_verdict_line_and_a_witness() {
 
     let o = s.agx(&["svcomp", "--property", prp, "pthread/fine.c"]);
     assert_eq!(stdout(&o).lines().last(), Some("Result: TRUE"));
+    assert_eq!(o.status.code(), Some(0), "TRUE exits 0");
 
     let o = s.agx(&[
         "svcomp",
@@ -490,7 +491,7 @@ fn svcomp_prints_the_verdict_line_and_a_witness() {
         "properties/no-data-race.prp",
         "pthread/bug.yml",
     ]);
-    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(o.status.code(), Some(3), "UNKNOWN exits 3");
     assert_eq!(stdout(&o).lines().last(), Some("Result: UNKNOWN"));
     assert!(String::from_utf8_lossy(&o.stderr).contains("not supported"));
 }

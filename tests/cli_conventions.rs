@@ -35,6 +35,29 @@ fn the_man_page_is_roff_with_every_subcommand() {
     for sub in ["verify", "hunt", "svcomp", "warnings"] {
         assert!(out.contains(sub), "{sub} missing from the man page");
     }
+    // The exit codes in their own section, each code as a bold tag.
+    let exit = &out[out
+        .find(".SH \"EXIT STATUS\"")
+        .expect("an EXIT STATUS section")..];
+    for code in ["0", "1", "2", "3", "130"] {
+        assert!(exit.contains(&format!("\\fB{code}\\fR")), "{code}: {exit}");
+    }
+    assert!(!out.contains(".SH EXTRA"), "{out}");
+}
+
+#[test]
+fn help_lists_the_exit_codes() {
+    let (code, out) = agx(&["--help"]);
+    assert_eq!(code, Some(0));
+    let codes = &out[out.find("Exit codes:").expect("exit codes in --help")..];
+    for line in [
+        "0  no violation",
+        "1  a violation found",
+        "2  a usage or input error",
+        "3  UNKNOWN",
+    ] {
+        assert!(codes.contains(line), "{line}: {codes}");
+    }
 }
 
 #[test]

@@ -351,7 +351,7 @@ fn library(
 
 fn agx(args: &[String], limit: Duration) -> Result<Value, String> {
     let run = process::run(&agx_bin(), args, &project_root(), limit);
-    if !matches!(run.code, Some(0) | Some(1)) {
+    if !matches!(run.code, Some(0) | Some(1) | Some(3)) {
         return Err(format!(
             "agx {args:?}: {} {}",
             run.ending(),

@@ -61,7 +61,7 @@ fn print_shows_a_builtin_relation() {
 #[test]
 fn warnings_rules_gives_sarif_with_the_relation_as_rule_id() {
     let (code, out, err) = agx(&["warnings", PROGRAM, "--rules", CHECKER]);
-    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(code, Some(1), "a finding exits 1: {err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let results = v["runs"][0]["results"].as_array().unwrap();
     assert_eq!(results.len(), 1, "{out}");

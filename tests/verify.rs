@@ -127,7 +127,11 @@ fn check_case(
             case.expect, out["reason"]
         ));
     }
-    let expected_code = if verdict == "violation" { 1 } else { 0 };
+    let expected_code = match verdict {
+        "violation" => 1,
+        "safe" => 0,
+        _ => 3,
+    };
     if run.code != Some(expected_code) {
         return Err(format!("{} for verdict {verdict}", run.ending()));
     }

@@ -13,9 +13,9 @@ use std::time::Duration;
 fn agx(args: &[&str]) -> String {
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     let run = process::run(&agx_bin(), &args, &project_root(), Duration::from_secs(120));
-    assert_eq!(
-        run.code,
-        Some(0),
+    // 0 without warnings, 1 with some (tests/exit_codes.rs pins which).
+    assert!(
+        matches!(run.code, Some(0) | Some(1)),
         "agx {args:?} failed ({}): {}",
         run.ending(),
         run.stderr

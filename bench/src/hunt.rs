@@ -179,8 +179,10 @@ fn judge_output(code: i32, stdout: &str) -> Judged {
     let status = match (code, sums.confirmed, refuted) {
         (1, 1.., _) => HuntStatus::Confirmed,
         (0, 0, r) if r == sums.goals && r > 0 => HuntStatus::Refuted,
-        (0, 0, _) if names_timeout(first_reason.as_deref()) => HuntStatus::Timeout,
-        (0, 0, _) if sums.goals > 0 => HuntStatus::Unknown,
+        (3, 0, r) if r < sums.goals && names_timeout(first_reason.as_deref()) => {
+            HuntStatus::Timeout
+        }
+        (3, 0, r) if r < sums.goals => HuntStatus::Unknown,
         (code, confirmed, _) => {
             return judged(
                 HuntStatus::Error,
@@ -536,12 +538,14 @@ mod tests {
             HuntStatus::Confirmed
         );
         assert_eq!(status_of(0, &["refuted", "refuted"]), HuntStatus::Refuted);
-        assert_eq!(status_of(0, &["refuted", "unknown"]), HuntStatus::Unknown);
+        assert_eq!(status_of(3, &["refuted", "unknown"]), HuntStatus::Unknown);
         // Contract breaks are errors, never verdicts.
         assert_eq!(status_of(0, &["confirmed"]), HuntStatus::Error);
         assert_eq!(status_of(1, &["refuted"]), HuntStatus::Error);
         assert_eq!(status_of(0, &[]), HuntStatus::Error);
         assert_eq!(status_of(0, &["maybe"]), HuntStatus::Error);
+        assert_eq!(status_of(0, &["refuted", "unknown"]), HuntStatus::Error);
+        assert_eq!(status_of(3, &["refuted"]), HuntStatus::Error);
         let j = judge(&finished(End::Exited(0), "not json", ""), None);
         assert_eq!(j.status, HuntStatus::Error);
     }
@@ -566,7 +570,7 @@ mod tests {
         let j = judge(&finished(End::Signaled(libc::SIGSEGV), "", ""), None);
         assert_eq!(j.status, HuntStatus::Error);
         let timeout = r#"[{"verdict":"unknown","reason":"timeout after 10 s","stats":{}}]"#;
-        let j = judge(&finished(End::Exited(0), timeout, ""), None);
+        let j = judge(&finished(End::Exited(3), timeout, ""), None);
         assert_eq!(j.status, HuntStatus::Timeout);
     }
 

@@ -14,8 +14,8 @@
 //!  "stats": {"runs", "partial_runs", "states", "solver_queries", "solver_time_ms", "time_ms"}}
 //! ```
 //!
-//! Exit code 0 means no violation found (`safe` or `unknown`), 1 a violation, 2 an error;
-//! an unsupported language construct is an error whose stderr says `unsupported: ...`.
+//! Exit code 0 means `safe`, 1 a violation, 2 an error, 3 `unknown`; an unsupported
+//! language construct is an error whose stderr says `unsupported: ...`.
 //!
 //! [`judge`] maps the child's end to a [`Status`], in this order:
 //! 1. killed at the wall-clock limit → TIMEOUT;
@@ -23,7 +23,7 @@
 //!    failure message on stderr, a peak resident set at 90 % of the limit or more, or a
 //!    SIGKILL we did not send, which is how the kernel's OOM killer ends a process) →
 //!    OUT OF MEMORY;
-//! 3. exit 0/1 with the JSON: `violation` → FALSE, `safe` → TRUE, `unknown` → UNKNOWN,
+//! 3. exit 0, 1 or 3 with the JSON: `violation` → FALSE, `safe` → TRUE, `unknown` → UNKNOWN,
 //!    except that `unknown` whose reason names a timeout is TIMEOUT (verify stopped at its
 //!    own `--timeout`, which the bench sets to the task's limit); a verdict that disagrees
 //!    with the exit code, or output that is not the JSON, is ERROR — the bench never
@@ -185,7 +185,7 @@ pub(super) const KILLED_AT_THE_LIMIT: &str = "killed at the time limit";
 /// How an agx child (`verify` or `hunt`: same exit codes, JSON on stdout) ended.
 #[derive(Debug)]
 pub(super) enum Ending {
-    /// Exit 0 or 1: the answer is the JSON on stdout.
+    /// Exit 0, 1 or 3: the answer is the JSON on stdout.
     Output(i32),
     /// Killed at the wall-clock limit.
     Timeout,
@@ -195,7 +195,7 @@ pub(super) enum Ending {
 }
 
 /// How `finished` ended, in this order: killed at the time limit, out of memory, an answer
-/// (exit 0 or 1), an unsupported construct (exit 2), any other end.
+/// (exit 0, 1 or 3), an unsupported construct (exit 2), any other end.
 pub(super) fn ending(finished: &Finished, memory_limit: Option<u64>) -> Ending {
     if finished.end == End::TimedOut {
         return Ending::Timeout;
@@ -205,7 +205,7 @@ pub(super) fn ending(finished: &Finished, memory_limit: Option<u64>) -> Ending {
     }
     let message = || first_line_or(&finished.stderr, "no message");
     match finished.end {
-        End::Exited(code @ (0 | 1)) => Ending::Output(code),
+        End::Exited(code @ (0 | 1 | 3)) => Ending::Output(code),
         End::Exited(2) => match unsupported_line(&finished.stderr) {
             Some(line) => Ending::Unsupported(line),
             None => Ending::Error(first_line_or(&finished.stderr, "exit code 2")),
@@ -219,7 +219,7 @@ pub(super) fn ending(finished: &Finished, memory_limit: Option<u64>) -> Ending {
 /// Why an abnormal end looks like memory exhaustion, `None` if it does not.
 fn memory_exhaustion(finished: &Finished, memory_limit: Option<u64>) -> Option<String> {
     let limit = memory_limit?;
-    if matches!(finished.end, End::Exited(0 | 1)) {
+    if matches!(finished.end, End::Exited(0 | 1 | 3)) {
         return None;
     }
     let stderr = finished.stderr.to_ascii_lowercase();
@@ -254,8 +254,8 @@ fn judge_output(code: i32, stdout: &str) -> Judged {
     let status = match (output.verdict.as_str(), code) {
         ("violation", 1) => Status::False,
         ("safe", 0) => Status::True,
-        ("unknown", 0) if names_timeout(output.reason.as_deref()) => Status::Timeout,
-        ("unknown", 0) => Status::Unknown,
+        ("unknown", 3) if names_timeout(output.reason.as_deref()) => Status::Timeout,
+        ("unknown", 3) => Status::Unknown,
         (verdict, code) => {
             return Judged::new(
                 Status::Error,
@@ -312,11 +312,11 @@ mod tests {
         let violation = r#"{"verdict":"violation","reason":null,"strategy":"dpor"}"#;
         assert_eq!(status(End::Exited(1), violation, ""), Status::False);
         let unknown = r#"{"verdict":"unknown","reason":"unwind bound 2 hit"}"#;
-        let j = judge(&finished(End::Exited(0), unknown, ""), None);
+        let j = judge(&finished(End::Exited(3), unknown, ""), None);
         assert_eq!(j.status, Status::Unknown);
         assert_eq!(j.reason.as_deref(), Some("unwind bound 2 hit"));
         let own_timeout = r#"{"verdict":"unknown","reason":"timeout after 10 s"}"#;
-        assert_eq!(status(End::Exited(0), own_timeout, ""), Status::Timeout);
+        assert_eq!(status(End::Exited(3), own_timeout, ""), Status::Timeout);
     }
 
     #[test]
@@ -335,6 +335,9 @@ mod tests {
         let violation = r#"{"verdict":"violation"}"#;
         assert_eq!(status(End::Exited(0), violation, ""), Status::Error);
         assert_eq!(status(End::Exited(1), SAFE, ""), Status::Error);
+        let unknown = r#"{"verdict":"unknown","reason":"unwind bound 2 hit"}"#;
+        assert_eq!(status(End::Exited(0), unknown, ""), Status::Error);
+        assert_eq!(status(End::Exited(3), SAFE, ""), Status::Error);
         let odd = r#"{"verdict":"maybe"}"#;
         assert_eq!(status(End::Exited(0), odd, ""), Status::Error);
     }

@@ -80,6 +80,22 @@ impl Role {
         Role::Release,
     ];
 
+    /// The role as a symbol of the `abs_node` built-in relation (and abstract_system.dl).
+    pub fn key(self) -> &'static str {
+        match self {
+            Role::ThreadStart => "thread_start",
+            Role::Target => "target",
+            Role::CallSite => "call_site",
+            Role::Start => "start",
+            Role::Branch => "branch",
+            Role::Guard => "guard",
+            Role::Successor => "successor",
+            Role::Definition => "definition",
+            Role::Acquire => "acquire",
+            Role::Release => "release",
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Role::ThreadStart => "thread start",
@@ -104,6 +120,16 @@ pub enum EdgeKind {
     Flow,
     /// A call or thread creation to the callee's start (Eq. 6).
     Call,
+}
+
+impl EdgeKind {
+    /// The kind as a symbol of the `abs_edge` built-in relation (and abstract_system.dl).
+    pub fn key(self) -> &'static str {
+        match self {
+            EdgeKind::Flow => "flow",
+            EdgeKind::Call => "call",
+        }
+    }
 }
 
 /// The abstract system `A = ⟨L_α, E_α⟩` of a set of targets.

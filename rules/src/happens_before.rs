@@ -148,6 +148,29 @@ impl HappensBefore {
     pub fn is_matched_join(&self, j: StmtId) -> bool {
         self.joins.contains(&j)
     }
+
+    /// `ends_by(a, p)`: every run of memory access `a` ends before `p` ends.
+    pub fn ends_by(&self) -> Vec<(StmtId, StmtId)> {
+        pairs(&self.ends_by)
+    }
+
+    /// `begins_after(b, q)`: every run of memory access `b` begins after `q` begins.
+    pub fn begins_after(&self) -> Vec<(StmtId, StmtId)> {
+        pairs(&self.begins_after)
+    }
+
+    /// `created(b, c)`: every run of memory access `b` begins after creation site `c` ended.
+    pub fn created(&self) -> Vec<(StmtId, StmtId)> {
+        pairs(&self.created)
+    }
+}
+
+fn pairs(m: &HashMap<StmtId, Vec<StmtId>>) -> Vec<(StmtId, StmtId)> {
+    sorted(
+        m.iter()
+            .flat_map(|(&a, bs)| bs.iter().map(move |&b| (a, b)))
+            .collect(),
+    )
 }
 
 ascent! {

@@ -21,7 +21,9 @@ const RULE_SETS: &[&str] = &[
     "dependence",
     "locks",
     "slice",
+    "abstract_system",
     "races",
+    "lock_order",
 ];
 
 fn rule_files() -> Vec<(String, RulesFile)> {

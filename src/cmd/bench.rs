@@ -13,6 +13,7 @@
 //! `--out` and `--csv` are rewritten after every run).
 
 use super::common::Seconds;
+use super::exit::{self, Answer};
 use anyhow::{bail, Context, Result};
 use bench::child;
 use bench::hunt;
@@ -165,7 +166,7 @@ fn finish(args: &Args, results: &Results, problems: &[String], planned: usize) -
             "agx bench: interrupted: {done} of {planned} runs finished; the report and the \
              results files hold only those"
         );
-        return Ok(ExitCode::from(130));
+        return Ok(ExitCode::from(exit::INTERRUPTED));
     }
     Ok(exit_code(is_wrong(results)))
 }
@@ -361,11 +362,7 @@ fn write_outputs(args: &Args, results: &Results) -> Result<()> {
 }
 
 fn exit_code(wrong: bool) -> ExitCode {
-    if wrong {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    }
+    Answer::found(wrong).into()
 }
 
 fn shown(paths: &[PathBuf]) -> String {

@@ -14,13 +14,15 @@
 //!
 //! Output: text, `--format json` (an array, one object per goal), or `--format sarif`
 //! (one result per goal with its verdict, statistics and witness as a thread flow).
-//! Exit codes: 0 nothing confirmed, 1 some goal confirmed, 2 error.
+//! Exit codes (`cmd::exit`): 0 every goal refuted, 1 some goal confirmed, 2 error,
+//! 3 nothing confirmed and some goal unknown.
 
 mod report;
 
 use super::common::{InputArgs, Seconds, TargetArgs};
+use super::exit::Answer;
 use super::warnings::{self, WarningKind};
-use crate::driver::{Driver, Lines, Location, RulesAbstraction};
+use crate::driver::{Budget, Driver, Lines, Location, RulesAbstraction};
 use analysis::ir::{Program, StmtId, StmtKind, StmtRef, SyncOp, TermKind};
 use anyhow::{bail, Context, Result};
 use explorer::concrete::UninitPolicy;
@@ -28,9 +30,10 @@ use explorer::guided::{self, Config, FoundBy, Goal, GoalKind, GoalLocation, Hunt
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Instant;
 
-#[derive(clap::Args)]
+#[derive(clap::Args, Clone)]
 pub struct Args {
     #[command(flatten)]
     pub input: InputArgs,
@@ -110,28 +113,50 @@ pub struct Spec {
 }
 
 /// One goal's outcome, for the reports.
-pub struct Outcome {
+pub struct GoalOutcome {
     pub spec: Spec,
     pub hunt: Hunt,
 }
 
+/// The work before the first goal's search, as a timeout's reason names it.
+const PRE_PASS: &str = "the front end and the pre-pass (goals, rule sets)";
+
 pub fn run(args: Args) -> Result<ExitCode> {
-    let driver = Driver::new(args.input.load()?);
+    // Every goal's budget (`--timeout`) counts from the start of the command: the front
+    // end and the rule sets behind the goals and the abstraction (on a worker abandoned at
+    // the deadline) are spent from each goal's budget, a goal's slice from its own.
+    let budget = Budget::start(Some(args.timeout.duration()));
+    let worker_args = args.clone();
+    let prepared = budget.run(PRE_PASS, move || -> Result<(Arc<Driver>, Vec<Spec>)> {
+        let driver = Driver::new(worker_args.input.load()?);
+        let specs = goals(&worker_args, &driver)?;
+        if specs.is_empty() {
+            bail!("no goals: give --target FILE:LINE, --assertions, --sarif FILE, --warnings or --targets-from RULES.dl:REL (or the program has none)");
+        }
+        driver.analysis();
+        Ok((Arc::new(driver), specs))
+    })?;
+    let (driver, specs) = match prepared {
+        Ok(prepared) => prepared?,
+        Err(overrun) => {
+            let file = args.input.file.display().to_string();
+            print!("{}", report::pre_pass_overrun(args.format, &file, &overrun));
+            return Ok(ExitCode::SUCCESS);
+        }
+    };
     let program = driver.program();
-    let specs = goals(&args, &driver)?;
-    if specs.is_empty() {
-        bail!("no goals: give --target FILE:LINE, --assertions, --sarif FILE, --warnings or --targets-from RULES.dl:REL (or the program has none)");
-    }
     let abs = driver.abstraction();
+    let mut cfg = config(&args);
+    cfg.timeout = budget.left().unwrap_or_default();
     // A goal's slice does not change between rounds: computed once, on its first round.
     let mut slices: Vec<Option<BTreeSet<StmtId>>> = vec![None; specs.len()];
-    let hunts = guided::hunt_in_rounds(specs.len(), &config(&args), args.first, |i, cfg| {
+    let hunts = guided::hunt_in_rounds(specs.len(), &cfg, args.first, |i, cfg| {
         hunt_one(cfg, &driver, &abs, &specs[i], &mut slices[i])
     })?;
-    let outcomes: Vec<Outcome> = specs
+    let outcomes: Vec<GoalOutcome> = specs
         .into_iter()
         .zip(hunts)
-        .map(|(spec, hunt)| Outcome { spec, hunt })
+        .map(|(spec, hunt)| GoalOutcome { spec, hunt })
         .collect();
     if let Some(dir) = &args.witness_dir {
         write_witnesses(dir, &outcomes)?;
@@ -147,14 +172,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
         ),
         Format::Text => print!("{}", report::text(program, &outcomes)),
     }
-    let confirmed = outcomes
-        .iter()
-        .any(|o| o.hunt.verdict == Verdict::Confirmed);
-    Ok(if confirmed {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(Answer::combine(outcomes.iter().map(|o| answer(o.hunt.verdict))).into())
+}
+
+/// The exit code's answer for one goal's verdict.
+fn answer(verdict: Verdict) -> Answer {
+    match verdict {
+        Verdict::Confirmed => Answer::Violation,
+        Verdict::Refuted => Answer::NoViolation,
+        Verdict::Unknown => Answer::Unknown,
+    }
 }
 
 fn config(args: &Args) -> Config {
@@ -179,7 +206,7 @@ fn config(args: &Args) -> Config {
 
 fn hunt_one(
     cfg: &Config,
-    driver: &Driver,
+    driver: &Arc<Driver>,
     abs: &RulesAbstraction<'_>,
     spec: &Spec,
     slice: &mut Option<BTreeSet<StmtId>>,
@@ -205,17 +232,37 @@ fn hunt_one(
             started,
         ));
     }
+    let relevant = match slice {
+        Some(s) => s.clone(),
+        None => {
+            // The goal's slice is spent from its budget, on a worker abandoned at the
+            // deadline like the pre-pass.
+            let worker_driver = Arc::clone(driver);
+            let goal_budget = Budget::start(Some(cfg.timeout));
+            match goal_budget.run("the goal's slice", move || worker_driver.goal_slice(&stmts))? {
+                Ok(s) => slice.insert(s).clone(),
+                Err(overrun) => {
+                    return Ok(Hunt::without_search(
+                        Verdict::Unknown,
+                        None,
+                        format!("timeout: {overrun}"),
+                        started,
+                    ))
+                }
+            }
+        }
+    };
+    let before_search = started.elapsed();
     let mut cfg = cfg.clone();
-    cfg.relevant = Some(
-        slice
-            .get_or_insert_with(|| driver.goal_slice(&stmts))
-            .clone(),
-    );
-    guided::hunt(driver.program(), goal, abs, &cfg)
-        .with_context(|| format!("hunting {}", spec.label))
+    cfg.relevant = Some(relevant);
+    cfg.timeout = cfg.timeout.saturating_sub(before_search);
+    let mut hunt = guided::hunt(driver.program(), goal, abs, &cfg)
+        .with_context(|| format!("hunting {}", spec.label))?;
+    hunt.stats.time_ms += before_search.as_secs_f64() * 1000.0;
+    Ok(hunt)
 }
 
-fn write_witnesses(dir: &std::path::Path, outcomes: &[Outcome]) -> Result<()> {
+fn write_witnesses(dir: &std::path::Path, outcomes: &[GoalOutcome]) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     for (i, o) in outcomes.iter().enumerate() {
         if let Some(ev) = &o.hunt.evidence {

@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod common;
+pub mod exit;
 pub mod explain;
 pub mod facts;
 pub mod hunt;

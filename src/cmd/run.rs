@@ -3,17 +3,20 @@
 //!
 //! The program's own output goes to stdout, byte for byte, so it can be compared with a
 //! natively compiled run; the report (outcome, trace, statistics) goes to stderr. With
-//! `--format json` stdout holds one JSON object instead. Exit codes: 0 no violation
-//! (completed, aborted, infeasible, or bound hit), 1 violation, 2 error.
+//! `--format json` stdout holds one JSON object instead. Exit codes (`cmd::exit`): 0 no
+//! violation (completed, aborted, infeasible), 1 violation, 2 error, 3 a bound stopped the
+//! run.
 
 use super::common::{InputArgs, TextOrJson};
+use super::exit::Answer;
 use analysis::ir::{stmt_text, Program, StmtRef, TermKind};
 use anyhow::{bail, Context, Result};
 use explorer::concrete::{
-    self, EventKind, Execution, InputFallback, InputPolicy, InputValue, Outcome, RunConfig,
-    ScheduleFallback, SchedulePolicy, ThreadId, UninitPolicy, Witness,
+    self, pct, pct::PctOptions, EventKind, Execution, InputFallback, InputPolicy, InputValue,
+    Outcome, RunConfig, ScheduleFallback, SchedulePolicy, ThreadId, UninitPolicy, Witness,
 };
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -21,14 +24,26 @@ use std::process::ExitCode;
 pub struct Args {
     #[command(flatten)]
     pub program: InputArgs,
-    /// Which thread runs at each step: `round-robin`, `random` (seeded by --seed), or a
-    /// comma-separated list of thread ids, one per step (0 is main; then --schedule-fallback).
+    /// Which thread runs at each step: `round-robin`, `random` (seeded by --seed), `pct`
+    /// (PCT priorities of --depth, seeded by --seed; --runs runs with seeds --seed,
+    /// --seed + 1, ...), or a comma-separated list of thread ids, one per step (0 is
+    /// main; then --schedule-fallback).
     #[arg(
         long,
         default_value = "round-robin",
-        value_name = "round-robin|random|LIST"
+        value_name = "round-robin|random|pct|LIST"
     )]
     pub schedule: String,
+    /// PCT: the bug depth d (d - 1 priority change points).
+    #[arg(long, value_name = "D", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub depth: u32,
+    /// PCT: how many runs; each violating one prints its witness.
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub runs: u64,
+    /// PCT: the expected run length in steps, over which the change points are drawn
+    /// (default: the steps of a round-robin run).
+    #[arg(long, value_name = "STEPS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub horizon: Option<u64>,
     /// The policy after a listed schedule runs out.
     #[arg(long, default_value = "round-robin", value_name = "round-robin|random")]
     pub schedule_fallback: String,
@@ -96,6 +111,12 @@ fn parse_input(text: &str) -> Result<i128, String> {
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let program = args.program.load()?;
+    if args.schedule == "pct" && args.witness.is_none() {
+        return run_pct(&args, &program);
+    }
+    if args.runs != 1 {
+        bail!("--runs needs --schedule pct");
+    }
     let config = config(&args, &program)?;
     let execution = concrete::run(&program, &config)?;
     if let Some(path) = &args.save_witness {
@@ -115,7 +136,96 @@ pub fn run(args: Args) -> Result<ExitCode> {
         let report = report(&program, &execution, args.trace);
         write_ignoring_broken_pipe(&mut std::io::stderr(), report.as_bytes())?;
     }
-    Ok(if execution.is_violation() {
+    Ok(answer(&execution.outcome).into())
+}
+
+/// The exit code's answer: a violation, a run stopped by a bound (unknown), or none.
+fn answer(outcome: &Outcome) -> Answer {
+    match outcome {
+        Outcome::Violation(_) => Answer::Violation,
+        Outcome::BoundHit { .. } => Answer::Unknown,
+        Outcome::Completed { .. } | Outcome::AssumeViolated { .. } | Outcome::Aborted { .. } => {
+            Answer::NoViolation
+        }
+    }
+}
+
+/// `--schedule pct`: a PCT campaign of `--runs` runs. One run reports like any run; several
+/// print one line per violating run (and a summary) on stdout. Every violating run's
+/// witness is printed (`agx run --witness` replays it); `--save-witness` keeps the first.
+fn run_pct(args: &Args, program: &Program) -> Result<ExitCode> {
+    let mut base = RunConfig::default();
+    base.inputs = inputs(args)?;
+    base.uninit = args.uninit;
+    base.max_steps = args.max_steps;
+    base.max_statements = args.max_statements;
+    base.max_memory = args.max_memory.saturating_mul(1 << 20);
+    base.record_trace = true;
+    let options = PctOptions {
+        depth: args.depth,
+        seed: args.seed,
+        runs: args.runs,
+        horizon: args.horizon,
+    };
+    let name = args.program.file.display().to_string();
+    let mut violations = 0u64;
+    let mut first_error = None;
+    let mut saved = false;
+    let mut out = String::new();
+    let single = args.runs == 1;
+    let (horizon, made) = pct::campaign(program, &base, &options, None, |pct_run| {
+        let execution = match pct_run.execution {
+            Ok(e) => e,
+            Err(e) => {
+                out.push_str(&format!(
+                    "run {} (seed {}): error: {e}\n",
+                    pct_run.index, pct_run.seed
+                ));
+                first_error.get_or_insert(e);
+                return ControlFlow::Continue(());
+            }
+        };
+        if single {
+            let _ = write_ignoring_broken_pipe(&mut std::io::stdout(), &execution.output);
+            out.push_str(&report(program, &execution, args.trace));
+        }
+        if execution.is_violation() {
+            violations += 1;
+            let witness = Witness::from_execution(&name, program, &pct_run.config, &execution);
+            let json = serde_json::to_string(&witness).expect("a witness serializes");
+            if !single {
+                out.push_str(&format!(
+                    "run {} (seed {}): {}",
+                    pct_run.index,
+                    pct_run.seed,
+                    outcome_text(program, &execution.outcome).trim_start_matches("agx run: ")
+                ));
+            }
+            out.push_str(&format!("  witness: {json}\n"));
+            if let (Some(path), false) = (&args.save_witness, saved) {
+                saved = true;
+                if let Err(e) = std::fs::write(path, json + "\n") {
+                    out.push_str(&format!("error: writing {}: {e}\n", path.display()));
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    });
+    if single {
+        write_ignoring_broken_pipe(&mut std::io::stderr(), out.as_bytes())?;
+    } else {
+        out.push_str(&format!(
+            "pct: {violations} of {made} runs violated (depth {}, horizon {horizon} steps, seeds {}..={})\n",
+            args.depth,
+            args.seed,
+            args.seed.wrapping_add(made.saturating_sub(1))
+        ));
+        write_ignoring_broken_pipe(&mut std::io::stdout(), out.as_bytes())?;
+    }
+    if let (Some(e), true) = (first_error, made == 1) {
+        return Err(e.into());
+    }
+    Ok(if violations > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -160,6 +270,7 @@ fn schedule(args: &Args) -> Result<SchedulePolicy> {
     Ok(match args.schedule.as_str() {
         "round-robin" => SchedulePolicy::RoundRobin,
         "random" => SchedulePolicy::Random { seed: args.seed },
+        "pct" => bail!("--schedule pct does not combine with --witness"),
         list => {
             let threads = list
                 .split(',')

@@ -8,11 +8,12 @@
 //! witness: format 2.0 with the concurrency extension's `thread_id` on every waypoint,
 //! hence `format_version: '2.2'` (see `bench::witness` for the exact shape).
 //!
-//! Exit code: 0 when a verdict line (TRUE, FALSE or UNKNOWN) was printed, 2 when agx
-//! verify failed (the line is then `Result: UNKNOWN`) or the witness could not be written.
+//! Exit codes (`cmd::exit`): 0 TRUE, 1 FALSE, 3 UNKNOWN, 2 when agx verify failed (the
+//! line is then `Result: UNKNOWN`) or the witness could not be written.
 
 use super::bench::MIN_MEMORY_MIB;
 use super::common::Seconds;
+use super::exit::{self, Answer};
 use analysis::ir::DataModel;
 use anyhow::{anyhow, bail, Context, Result};
 use bench::child::{self, End, Limits};
@@ -88,7 +89,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if !property.is_checked() {
         eprintln!("agx: property {property} is not supported");
         println!("Result: UNKNOWN");
-        return Ok(ExitCode::SUCCESS);
+        return Ok(Answer::Unknown.into());
     }
     let call = VerifyCall {
         source: &source,
@@ -121,7 +122,6 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let judged = verify::judge(&finished, memory_bytes);
     let reason = judged.reason.clone().unwrap_or_default();
     match judged.status {
-        Status::True => println!("Result: TRUE"),
         Status::False => {
             let written = args
                 .witness_out
@@ -130,20 +130,25 @@ pub fn run(args: Args) -> Result<ExitCode> {
             println!("Result: FALSE({})", property.name());
             if let Some(Err(e)) = written {
                 eprintln!("error: witness not written: {e:#}");
-                return Ok(ExitCode::from(2));
+                return Ok(ExitCode::from(exit::ERROR));
             }
+            Ok(Answer::Violation.into())
+        }
+        Status::True => {
+            println!("Result: TRUE");
+            Ok(Answer::NoViolation.into())
         }
         Status::Error => {
             eprintln!("agx: agx verify failed: {reason}");
             println!("Result: UNKNOWN");
-            return Ok(ExitCode::from(2));
+            Ok(ExitCode::from(exit::ERROR))
         }
         other => {
             eprintln!("agx: {}: {reason}", other.label());
             println!("Result: UNKNOWN");
+            Ok(Answer::Unknown.into())
         }
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// The source and data model of a task given as a definition or as a source.

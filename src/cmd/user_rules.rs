@@ -350,11 +350,12 @@ pub fn stmt_location(facts: &Facts, s: StmtId) -> Option<analysis::sarif::Source
 }
 
 /// The user checkers' findings of `agx warnings --rules`, in the chosen format.
+/// Prints the findings of the user rules; returns how many there are.
 pub fn print_findings(
     paths: &[PathBuf],
     facts: &Facts,
     format: super::warnings::Format,
-) -> Result<()> {
+) -> Result<usize> {
     use super::warnings::Format;
     use analysis::sarif::{Finding as SarifFinding, Rule};
     let mut all = Vec::new();
@@ -428,7 +429,7 @@ pub fn print_findings(
             println!("{}", serde_json::to_string_pretty(&log)?);
         }
     }
-    Ok(())
+    Ok(all.len())
 }
 
 /// `agx rules time`: each shipped `.dl` rule set interpreted over the same inputs as its

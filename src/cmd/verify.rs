@@ -19,22 +19,24 @@
 //!            "solver_queries", "solver_cache_hits", "solver_time_ms", "time_ms"}}
 //! ```
 //!
-//! Exit codes: 0 no violation found (`safe` or `unknown`), 1 violation, 2 error (an
-//! unsupported construct in the front end says `unsupported:` on stderr).
+//! Exit codes (`cmd::exit`): 0 `safe`, 1 `violation`, 2 error (an unsupported construct in
+//! the front end says `unsupported:` on stderr), 3 `unknown`.
 
 use super::common::{InputArgs, Seconds, TextOrJson};
+use super::exit::Answer;
 use super::{explain, witness_text};
-use crate::driver::{Driver, Location};
+use crate::driver::{Budget, Driver, Location, Overrun};
 use analysis::ir::Program;
 use anyhow::{Context, Result};
 use explorer::concrete::UninitPolicy;
-use explorer::symbolic::{self, Checks, Config, Found, Outcome, Strategy, Verdict};
+use explorer::symbolic::{
+    self, Checks, Config, Found, Incomplete, Outcome, Stats, Strategy, Verdict,
+};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
 
-#[derive(clap::Args)]
+#[derive(clap::Args, Clone)]
 pub struct Args {
     #[command(flatten)]
     pub input: InputArgs,
@@ -113,49 +115,87 @@ pub enum Check {
     Memory,
 }
 
+/// The work before the search, as a timeout's reason names it.
+const PRE_PASS: &str = "the front end and the slice pre-pass";
+
 pub fn run(args: Args) -> Result<ExitCode> {
-    let started = Instant::now();
-    let driver = Driver::new(args.input.load()?);
-    let mut config = driver.verify_config(config(&args, &driver)?);
-    // The front end and the dpor+ag pre-pass (the rules run behind the Type B slice)
-    // cannot be interrupted, but they count against the time budget: the search gets
-    // what is left, and none left means `unknown` naming `timeout`.
-    let before_search = started.elapsed();
-    if let Some(t) = config.timeout {
-        config.timeout = Some(t.saturating_sub(before_search));
-    }
+    // The budget covers the front end, the dpor+ag pre-pass (the rules run behind the
+    // Type B slice) and the search: the first two run on a worker that is abandoned at the
+    // deadline, and the search gets what is left.
+    let budget = Budget::start(args.timeout.map(Seconds::duration));
+    let worker_args = args.clone();
+    let prepared = budget.run(PRE_PASS, move || -> Result<(Driver, Config)> {
+        let driver = Driver::new(worker_args.input.load()?);
+        let config = driver.verify_config(config(&worker_args, &driver)?);
+        Ok((driver, config))
+    })?;
+    let (driver, mut config) = match prepared {
+        Ok(prepared) => prepared?,
+        Err(overrun) => return report(&args, None, &overrun_outcome(args.strategy, &overrun)),
+    };
+    let before_search = budget.elapsed();
+    config.timeout = budget.left();
     let program = driver.program();
     let mut outcome = symbolic::verify(program, &config)?;
-    if let Some(t) = args.timeout.map(Seconds::duration) {
+    if let Some(t) = budget.limit() {
         for i in &mut outcome.incomplete {
             if i.reason == "timeout" {
                 let (budget, before) = (t.as_secs_f64(), before_search.as_secs_f64());
                 i.detail = if before >= budget {
-                    format!("the time budget of {budget:.3} s ran out in the front end and the slice pre-pass, which cannot be interrupted ({before:.3} s)")
+                    format!("the time budget of {budget:.3} s ran out as {PRE_PASS} finished ({before:.3} s)")
                 } else {
-                    format!("the time budget of {budget:.3} s ran out ({before:.3} s in the front end and the slice pre-pass, the rest in the search)")
+                    format!("the time budget of {budget:.3} s ran out ({before:.3} s in {PRE_PASS}, the rest in the search)")
                 };
             }
         }
     }
+    report(&args, Some(program), &outcome)
+}
+
+/// UNKNOWN naming the timeout, for a budget spent before the search could start.
+fn overrun_outcome(strategy: Strategy, overrun: &Overrun) -> Outcome {
+    Outcome {
+        verdict: Verdict::Unknown,
+        strategy,
+        violations: Vec::new(),
+        incomplete: vec![Incomplete {
+            reason: "timeout".into(),
+            detail: overrun.to_string(),
+        }],
+        stats: Stats {
+            time_ms: overrun.spent.as_secs_f64() * 1000.0,
+            ..Stats::default()
+        },
+    }
+}
+
+/// Prints the outcome as `--format` asks and writes `--witness-out` (`program` is `None`
+/// when the budget ran out before the program was known; there is no violation then).
+fn report(args: &Args, program: Option<&Program>, outcome: &Outcome) -> Result<ExitCode> {
     if let (Some(path), Some(found)) = (&args.witness_out, outcome.violations.first()) {
         let text = serde_json::to_string_pretty(&found.witness)?;
         std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
     }
     if args.format == TextOrJson::Json {
-        println!("{}", serde_json::to_string(&to_json(program, &outcome))?);
+        println!("{}", serde_json::to_string(&to_json(program, outcome))?);
     } else {
         // Verdicts in colour on a terminal; anstream strips the escapes when stdout is not
         // one, or when NO_COLOR (or CLICOLOR=0) is set.
         anstream::print!(
             "{}",
-            coloured(&to_text(program, &outcome, !args.no_spurious_wakeups))
+            coloured(&to_text(program, outcome, !args.no_spurious_wakeups))
         );
     }
-    Ok(match outcome.verdict {
-        Verdict::Violation => ExitCode::from(1),
-        _ => ExitCode::SUCCESS,
-    })
+    Ok(answer(outcome.verdict).into())
+}
+
+/// The exit code's answer for a verdict.
+fn answer(verdict: Verdict) -> Answer {
+    match verdict {
+        Verdict::Violation => Answer::Violation,
+        Verdict::Safe => Answer::NoViolation,
+        Verdict::Unknown => Answer::Unknown,
+    }
 }
 
 fn config(args: &Args, driver: &Driver) -> Result<Config> {
@@ -222,15 +262,18 @@ fn violation_json(program: &Program, f: &Found) -> Value {
     })
 }
 
-fn to_json(program: &Program, o: &Outcome) -> Value {
+fn to_json(program: Option<&Program>, o: &Outcome) -> Value {
     let first = o.violations.first();
+    let violations: Vec<Value> = program.map_or_else(Vec::new, |p| {
+        o.violations.iter().map(|f| violation_json(p, f)).collect()
+    });
     json!({
         "verdict": o.verdict,
         "reason": reason(o),
-        "violation": first.map(|f| violation_json(program, f)),
+        "violation": violations.first(),
         "witness": first.map(|f| serde_json::to_value(&f.witness).unwrap_or(Value::Null)),
         "steps": first.map(|f| serde_json::to_value(&f.steps).unwrap_or(Value::Null)),
-        "violations": o.violations.iter().map(|f| violation_json(program, f)).collect::<Vec<_>>(),
+        "violations": violations,
         "incomplete": o.incomplete,
         "strategy": o.strategy.name(),
         "stats": o.stats,
@@ -266,51 +309,16 @@ fn coloured(text: &str) -> String {
     out
 }
 
-fn to_text(program: &Program, o: &Outcome, spurious: bool) -> String {
+fn to_text(program: Option<&Program>, o: &Outcome, spurious: bool) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     match o.verdict {
         Verdict::Violation => {
-            for f in &o.violations {
-                let _ = writeln!(
-                    s,
-                    "VIOLATION: {} at {} (thread {})",
-                    f.message, f.location, f.thread
-                );
-                let plain: Vec<explain::Step> = f
-                    .steps
-                    .iter()
-                    .map(|st| explain::Step {
-                        thread: st.thread,
-                        stmt: st.stmt,
-                    })
-                    .collect();
-                if let Some(summary) = explain::summary(program, &plain, f.thread) {
-                    let _ = writeln!(s, "  why: {summary}");
+            // A violation is found in a program, so `program` is there.
+            if let Some(program) = program {
+                for f in &o.violations {
+                    violation_text(&mut s, program, f);
                 }
-                let functions = explain::thread_functions(program, &plain);
-                let mut sources = explain::Sources::new();
-                let texts: Vec<String> = f
-                    .steps
-                    .iter()
-                    .map(|st| sources.line(program, st.stmt).unwrap_or_default())
-                    .collect();
-                let steps: Vec<witness_text::Step<'_>> = f
-                    .steps
-                    .iter()
-                    .zip(&texts)
-                    .map(|(step, source)| witness_text::Step {
-                        thread: step.thread,
-                        stmt: step.stmt,
-                        location: &step.location,
-                        event: &step.event,
-                        text: &step.text,
-                        goal: false,
-                        function: functions.get(&step.thread).map_or("", String::as_str),
-                        source,
-                    })
-                    .collect();
-                witness_text::write(&mut s, &f.witness, &steps);
             }
         }
         Verdict::Safe => {
@@ -351,6 +359,50 @@ fn to_text(program: &Program, o: &Outcome, spurious: bool) -> String {
         );
     }
     s
+}
+
+/// One violation: the message, why (the interleaving in one line), the witness.
+fn violation_text(s: &mut String, program: &Program, f: &Found) {
+    use std::fmt::Write;
+    let _ = writeln!(
+        s,
+        "VIOLATION: {} at {} (thread {})",
+        f.message, f.location, f.thread
+    );
+    let plain: Vec<explain::Step> = f
+        .steps
+        .iter()
+        .map(|st| explain::Step {
+            thread: st.thread,
+            stmt: st.stmt,
+        })
+        .collect();
+    if let Some(summary) = explain::summary(program, &plain, f.thread) {
+        let _ = writeln!(s, "  why: {summary}");
+    }
+    let functions = explain::thread_functions(program, &plain);
+    let mut sources = explain::Sources::new();
+    let texts: Vec<String> = f
+        .steps
+        .iter()
+        .map(|st| sources.line(program, st.stmt).unwrap_or_default())
+        .collect();
+    let steps: Vec<witness_text::Step<'_>> = f
+        .steps
+        .iter()
+        .zip(&texts)
+        .map(|(step, source)| witness_text::Step {
+            thread: step.thread,
+            stmt: step.stmt,
+            location: &step.location,
+            event: &step.event,
+            text: &step.text,
+            goal: false,
+            function: functions.get(&step.thread).map_or("", String::as_str),
+            source,
+        })
+        .collect();
+    witness_text::write(s, &f.witness, &steps);
 }
 
 #[cfg(test)]

@@ -7,8 +7,11 @@
 //! Ranking: cheapest to check first — the summed length of the shortest abstract traces
 //! to the warning's locations, then races and deadlocks before assertions. A warning with
 //! no abstract trace to one of its locations is statically unreachable and not reported.
+//!
+//! Exit codes (`cmd::exit`), as linters have them: 0 no warning, 1 some warning, 2 error.
 
 use super::common::InputArgs;
+use super::exit::Answer;
 use analysis::facts::{Facts, StmtId};
 use analysis::sarif::{self, Finding, Precision, Rule, SourceLocation};
 use anyhow::Result;
@@ -90,8 +93,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let program = args.input.load()?;
     let facts = analysis::facts::extract(&program);
     if !args.rules.is_empty() {
-        super::user_rules::print_findings(&args.rules, &facts, args.format)?;
-        return Ok(ExitCode::SUCCESS);
+        let findings = super::user_rules::print_findings(&args.rules, &facts, args.format)?;
+        return Ok(Answer::found(findings > 0).into());
     }
     let analysis = Analysis::run(&facts);
     let warnings = compute(&facts, &analysis, !args.no_assertions);
@@ -100,7 +103,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Format::Text => print!("{}", text(&warnings)),
         Format::Sarif => println!("{}", serde_json::to_string_pretty(&to_sarif(&warnings))?),
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Answer::found(!warnings.is_empty()).into())
 }
 
 /// Every warning of a program, ranked (rank 1 first).

@@ -6,13 +6,17 @@
 //!
 //! - [`location`]: the one target type, `FILE:LINE`, and its resolution to statements;
 //! - [`impact`]: change impact between two versions (`IS_fwd`, `IS_bwd`);
-//! - [`abstraction`]: the guided search's view of the rule sets' results.
+//! - [`abstraction`]: the guided search's view of the rule sets' results;
+//! - [`budget`]: a command's time budget, which the front end and the rule sets spend
+//!   on a worker thread abandoned at the deadline.
 
 pub mod abstraction;
+pub mod budget;
 pub mod impact;
 pub mod location;
 
 pub use abstraction::RulesAbstraction;
+pub use budget::{Budget, Overrun};
 pub use impact::ChangeImpact;
 pub use location::{Lines, Location};
 
@@ -21,14 +25,15 @@ use analysis::ir::Program;
 use anyhow::{anyhow, bail, Result};
 use explorer::symbolic::{self, Checks, Config, Strategy};
 use rules::Analysis;
-use std::cell::OnceCell;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt;
+use std::sync::OnceLock;
 
-/// A program, with its facts and analysis computed when first needed.
+/// A program, with its facts and analysis computed when first needed (shareable between
+/// threads, so that a [`Budget`]'s worker can compute them).
 pub struct Driver {
     program: Program,
-    analyzed: OnceCell<(Facts, Analysis)>,
+    analyzed: OnceLock<(Facts, Analysis)>,
 }
 
 /// Why no execution can run any of some statements, when the facts make it plain.
@@ -57,7 +62,7 @@ impl Driver {
     pub fn new(program: Program) -> Driver {
         Driver {
             program,
-            analyzed: OnceCell::new(),
+            analyzed: OnceLock::new(),
         }
     }
 

@@ -22,53 +22,78 @@ enum Mode {
     Priority(Priorities),
 }
 
-/// The state of [`SchedulePolicy::Priority`].
+/// The state of [`SchedulePolicy::Priority`]: the PCT scheduler of Burckhardt et al.
+/// (ASPLOS 2010, Fig. 2) for depth `d = changes + 1`.
+///
+/// - Initial priorities are distinct, a uniformly random permutation of `d, d+1, ...`
+///   over the threads. Threads appear one by one (creation is dynamic), so each new
+///   thread is inserted at a uniformly random rank among those already seen, which gives
+///   every permutation the same probability (`rank` below).
+/// - Change point `k_i` (`i = 1..d-1`) is drawn uniformly from `1..=horizon`, with
+///   priority `i` (below every initial one); after the thread running step number `k_i`
+///   (counting from 1) has executed it, its priority becomes `i`.
+/// - Every step runs the enabled thread of highest priority.
 struct Priorities {
     rng: SplitMix64,
-    /// Priority by thread index (0: not seen yet).
-    of: Vec<u64>,
-    /// The steps where the running thread's priority drops, sorted.
-    changes: Vec<u64>,
-    /// The next lowered priority (counting down; below every initial one).
-    lowered: u64,
+    /// Threads by initial priority, lowest first (the rank order of the permutation).
+    rank: Vec<ThreadId>,
+    /// The lowered priority of a thread that passed a change point (`i >= 1`), by index.
+    lowered: Vec<u32>,
+    /// `(k_i, i)`: change points with their priorities, drawn in order of `i`.
+    changes: Vec<(u64, u32)>,
 }
 
 impl Priorities {
     fn new(seed: u64, changes: u32, horizon: u64) -> Self {
         let mut rng = SplitMix64::new(seed);
-        let mut at: Vec<u64> = (0..changes).map(|_| rng.below(horizon.max(1))).collect();
-        at.sort_unstable();
+        let changes = (1..=changes)
+            .map(|i| (1 + rng.below(horizon.max(1)), i))
+            .collect();
         Priorities {
             rng,
-            of: Vec::new(),
-            changes: at,
-            lowered: u64::from(changes) + 1,
+            rank: Vec::new(),
+            lowered: Vec::new(),
+            changes,
         }
     }
 
-    fn choose(&mut self, step: u64, enabled: &[ThreadId]) -> ThreadId {
-        for t in enabled {
-            if self.of.len() <= t.index() {
-                self.of.resize(t.index() + 1, 0);
+    /// Gives every thread not seen yet its random rank.
+    fn admit(&mut self, enabled: &[ThreadId]) {
+        for &t in enabled {
+            if self.lowered.len() <= t.index() {
+                self.lowered.resize(t.index() + 1, 0);
             }
-            if self.of[t.index()] == 0 {
-                // Initial priorities lie above every lowered one.
-                self.of[t.index()] = (self.rng.next_u64() >> 2) + (1 << 62);
+            if !self.rank.contains(&t) {
+                let at = self.rng.below(self.rank.len() as u64 + 1) as usize;
+                self.rank.insert(at, t);
             }
         }
-        let best = |of: &[u64]| {
-            *enabled
-                .iter()
-                .max_by_key(|t| of[t.index()])
-                .unwrap_or(&enabled[0])
-        };
-        let mut chosen = best(&self.of);
-        while self.changes.first().is_some_and(|&c| c <= step) {
-            let c = self.changes.remove(0);
-            if c == step {
-                self.of[chosen.index()] = self.lowered;
-                self.lowered = self.lowered.saturating_sub(1).max(1);
-                chosen = best(&self.of);
+    }
+
+    /// The priority of `t`: its change-point priority once lowered, else `d + rank`.
+    fn priority(&self, t: ThreadId) -> u64 {
+        match self.lowered[t.index()] {
+            0 => {
+                let rank = self.rank.iter().position(|&r| r == t).unwrap_or(0);
+                self.changes.len() as u64 + 1 + rank as u64
+            }
+            i => u64::from(i),
+        }
+    }
+
+    /// The thread of step `step` (0-based), which is step `step + 1` of the paper.
+    fn choose(&mut self, step: u64, enabled: &[ThreadId]) -> ThreadId {
+        self.admit(enabled);
+        let chosen = *enabled
+            .iter()
+            .max_by_key(|&&t| self.priority(t))
+            .unwrap_or(&enabled[0]);
+        // The chosen thread executes step `step + 1`; a change point there lowers it
+        // afterwards (two change points on one step: the later-drawn priority wins,
+        // as it would in the paper's sequential loop).
+        for &(k, i) in &self.changes {
+            if k == step + 1 {
+                self.lowered[chosen.index()] = i;
             }
         }
         chosen
@@ -307,6 +332,57 @@ mod tests {
         // Seeds give different orders of threads.
         let firsts: std::collections::BTreeSet<u32> = (0..20).map(|s| run(s, 0)[0]).collect();
         assert_eq!(firsts.len(), 3);
+    }
+
+    #[test]
+    fn pct_initial_priorities_are_a_uniform_permutation() {
+        // Without change points one thread runs while enabled: the order in which the
+        // threads finish is the priority order, and every one of the 3! orders appears.
+        let orders: std::collections::BTreeSet<Vec<u32>> = (0..200)
+            .map(|seed| {
+                let mut p = Priorities::new(seed, 0, 10);
+                let mut left = t(&[0, 1, 2]);
+                let mut order = Vec::new();
+                while !left.is_empty() {
+                    let c = p.choose(order.len() as u64, &left);
+                    left.retain(|&x| x != c);
+                    order.push(c.0);
+                }
+                order
+            })
+            .collect();
+        assert_eq!(orders.len(), 6, "{orders:?}");
+    }
+
+    #[test]
+    fn pct_change_point_lowers_the_thread_after_it_ran_that_step() {
+        let enabled = t(&[0, 1, 2]);
+        for seed in 0..50 {
+            // One change point drawn from 1..=1: the thread of step 1 (index 0) runs it,
+            // then drops below both others, which then run by their initial order.
+            let mut p = Priorities::new(seed, 1, 1);
+            let first = p.choose(0, &enabled);
+            let second = p.choose(1, &enabled);
+            assert_ne!(first, second, "seed {seed}");
+            assert_eq!(p.choose(2, &enabled), second, "seed {seed}");
+            assert_eq!(p.priority(first), 1);
+            assert!(p.priority(second) >= 2);
+        }
+    }
+
+    #[test]
+    fn pct_change_points_are_drawn_from_the_horizon_with_priorities_one_to_d_minus_1() {
+        for seed in 0..100 {
+            let p = Priorities::new(seed, 3, 7);
+            let priorities: Vec<u32> = p.changes.iter().map(|&(_, i)| i).collect();
+            assert_eq!(priorities, vec![1, 2, 3]);
+            assert!(p.changes.iter().all(|&(k, _)| (1..=7).contains(&k)));
+        }
+        let points: std::collections::BTreeSet<u64> = (0..200)
+            .flat_map(|seed| Priorities::new(seed, 1, 5).changes)
+            .map(|(k, _)| k)
+            .collect();
+        assert_eq!(points, (1..=5).collect());
     }
 
     #[test]

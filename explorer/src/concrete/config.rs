@@ -29,6 +29,10 @@ pub struct RunConfig {
     /// Record one [`TraceStep`](super::TraceStep) per step. Default: `true`. Turn it off
     /// for long runs whose schedule is not needed.
     pub record_trace: bool,
+    /// Record every statement each thread executes with its concrete values
+    /// ([`Execution::statements`](super::Execution::statements)): the observed trace of
+    /// the predictive analysis. Default: `false`.
+    pub record_statements: bool,
     /// POSIX lets `pthread_cond_wait` return without a signal: a waiting thread whose
     /// mutex is free may then be named by an explicit schedule entry (a spurious
     /// wake-up: it re-acquires the mutex as that step). The automatic policies
@@ -53,6 +57,7 @@ impl Default for RunConfig {
             max_call_depth: 100_000,
             max_threads: 100_000,
             record_trace: true,
+            record_statements: false,
             spurious_wakeups: true,
             max_memory: DEFAULT_MAX_MEMORY,
         }
@@ -73,13 +78,14 @@ pub enum SchedulePolicy {
         threads: Vec<ThreadId>,
         then: ScheduleFallback,
     },
-    /// Probabilistic concurrency testing (PCT, Burckhardt et al., ASPLOS 2010): each
-    /// thread gets a random priority when it is first enabled, and the enabled thread
-    /// of highest priority runs; at `changes` steps drawn uniformly from `0..horizon`
-    /// the thread about to run drops below every other. Unlike `Random`, this starves
-    /// threads for long stretches, which finds orders a uniform choice at every step
-    /// almost never takes (a bug of depth d shows with probability at least
-    /// 1/(n·k^(d-1)) for n threads, k steps, `changes` = d - 1).
+    /// Probabilistic concurrency testing (PCT, Burckhardt et al., ASPLOS 2010) of depth
+    /// `d = changes + 1`: the threads get distinct random initial priorities above `d`,
+    /// the enabled thread of highest priority runs, and after step `k_i` (`i = 1..d-1`,
+    /// each drawn uniformly from `1..=horizon`, the expected run length in steps) the
+    /// thread that ran it drops to priority `i`. Unlike `Random`, this starves threads
+    /// for long stretches, which finds orders a uniform choice at every step almost
+    /// never takes: a bug of depth d shows with probability at least 1/(n·k^(d-1)) for
+    /// n threads and k steps.
     Priority {
         seed: u64,
         changes: u32,

@@ -8,8 +8,8 @@ use super::choice::{as_number, Inputs, Scheduler};
 use super::config::{RunConfig, UninitPolicy};
 use super::memory::{Access, Loaded, MemFault, Memory, Origin};
 use super::outcome::{
-    Bound, EventKind, Execution, InputRecord, InputSource, Outcome, RuntimeError, Stats, ThreadId,
-    TraceStep, Violation, ViolationKind,
+    Bound, EventKind, Execution, InputRecord, InputSource, Outcome, RuntimeError, Stats, StmtNote,
+    StmtRecord, ThreadId, TraceStep, Violation, ViolationKind,
 };
 use super::value::{ObjRef, Value};
 use analysis::ir::{
@@ -131,6 +131,8 @@ pub(crate) struct Machine<'p> {
     inputs: Inputs,
     sched: Scheduler,
     pub trace: Vec<TraceStep>,
+    /// Under `record_statements`: every executed statement (see [`super::record`]).
+    pub statements: Vec<StmtRecord>,
     pub input_log: Vec<InputRecord>,
     pub output: Vec<u8>,
     pub stats: Stats,
@@ -158,6 +160,7 @@ impl<'p> Machine<'p> {
             inputs: Inputs::new(&cfg.inputs),
             sched: Scheduler::new(&cfg.schedule),
             trace: Vec::new(),
+            statements: Vec::new(),
             input_log: Vec::new(),
             output: Vec::new(),
             stats: Stats::default(),
@@ -273,6 +276,7 @@ impl<'p> Machine<'p> {
             inputs: self.input_log,
             output: self.output,
             stats: self.stats,
+            statements: self.statements,
         })
     }
 
@@ -412,7 +416,14 @@ impl<'p> Machine<'p> {
                 let stmt = &func.blocks[block].stmts[index];
                 self.record(t, stmt.id, stmt.span, EventKind::Statement);
                 self.count_statement()?;
+                let before = self
+                    .cfg
+                    .record_statements
+                    .then(|| self.visible_before(t, stmt));
                 self.exec_visible(t, stmt)?;
+                if let Some(before) = before {
+                    self.record_visible(t, stmt, before);
+                }
             }
             ThreadState::Waiting {
                 cond,
@@ -426,11 +437,13 @@ impl<'p> Machine<'p> {
                     q.retain(|&w| w != t);
                 }
                 self.record(t, stmt, span, EventKind::Reacquire);
+                self.record_note(t, stmt, StmtNote::Reacquire);
                 self.mutexes.insert(mutex, t);
                 self.threads[t.index()].state = ThreadState::AtEvent(Gate::Open);
             }
             ThreadState::Reacquire { mutex, stmt, span } => {
                 self.record(t, stmt, span, EventKind::Reacquire);
+                self.record_note(t, stmt, StmtNote::Reacquire);
                 self.mutexes.insert(mutex, t);
                 self.threads[t.index()].state = ThreadState::AtEvent(Gate::Open);
             }
@@ -441,6 +454,7 @@ impl<'p> Machine<'p> {
                 span,
             } => {
                 self.record(t, stmt, span, EventKind::ThreadEnd);
+                self.record_note(t, stmt, StmtNote::ThreadEnd);
                 return self.end_thread(t, value, exit_program);
             }
             ThreadState::Finished { .. } | ThreadState::Joined => {
@@ -510,10 +524,17 @@ impl<'p> Machine<'p> {
                 }
                 self.set_current(t, stmt.id, stmt.span);
                 self.count_statement()?;
+                let depth = self.threads[t.index()].frames.len();
                 self.exec_local(t, stmt)?;
+                if self.cfg.record_statements {
+                    self.record_local(t, stmt, depth);
+                }
             } else {
                 self.set_current(t, block.term.id, block.term.span);
                 self.count_statement()?;
+                if self.cfg.record_statements {
+                    self.record_term(t, &block.term);
+                }
                 if !self.exec_term(t, &block.term)? {
                     return Ok(());
                 }

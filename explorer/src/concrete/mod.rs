@@ -130,7 +130,8 @@
 //! [`value`] (arithmetic), [`memory`] (objects, cells, checks), [`machine`] (state and the
 //! step loop), [`exec`] (invisible statements, terminators), [`events`] (visible events,
 //! enabledness, deadlock), [`print`], [`choice`] (scheduler, input stream), [`config`],
-//! [`outcome`], [`witness`], [`validate`] (IR invariants checked before a run).
+//! [`outcome`], [`witness`], [`validate`] (IR invariants checked before a run), [`pct`]
+//! (campaigns of PCT runs).
 
 mod choice;
 mod config;
@@ -139,7 +140,9 @@ mod exec;
 mod machine;
 mod memory;
 mod outcome;
+pub mod pct;
 mod print;
+mod record;
 mod validate;
 mod value;
 mod witness;

@@ -36,6 +36,10 @@ pub struct Execution {
     #[serde(serialize_with = "lossy_text")]
     pub output: Vec<u8>,
     pub stats: Stats,
+    /// Every statement each thread executed, in execution order (empty unless
+    /// `RunConfig::record_statements`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub statements: Vec<StmtRecord>,
 }
 
 impl Execution {
@@ -314,4 +318,68 @@ impl RuntimeError {
             location: prog.location(span),
         }
     }
+}
+
+/// A value as a run recorded it: integer bits, a pointer into a runtime object (its
+/// index and generation, as the run numbered them), or a function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordedValue {
+    Int(u64),
+    Ptr {
+        object: u32,
+        generation: u32,
+        offset: i64,
+    },
+    Func(u32),
+}
+
+/// One statement a thread executed (recorded under `RunConfig::record_statements`): the
+/// thread's control path with the concrete values the predictive analysis needs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StmtRecord {
+    pub thread: ThreadId,
+    /// The statement or terminator.
+    pub stmt: StmtId,
+    /// The step during which it ran (for the invisible prefix of `main`, 0).
+    pub step: u64,
+    pub note: StmtNote,
+}
+
+/// What a [`StmtRecord`] observed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StmtNote {
+    /// Nothing beyond the statement (a goto, an assume that held, a free, ...).
+    Plain,
+    /// The value the statement gave its destination register (an input for `Nondet`,
+    /// `Havoc` and an external call).
+    Value(RecordedValue),
+    /// A defined function was entered by this call.
+    Call(u32),
+    /// The outcome of a branch: whether the `then` side was taken.
+    Branch(bool),
+    /// A shared read: the address (and its description) and the value read.
+    Load {
+        addr: RecordedValue,
+        what: String,
+        value: RecordedValue,
+    },
+    /// A shared write.
+    Store {
+        addr: RecordedValue,
+        what: String,
+        value: RecordedValue,
+    },
+    /// A synchronization: the mutex, condition or handle address it names (the first
+    /// address operand), and the thread it created or joined, or a trylock's result.
+    Sync {
+        addr: Option<RecordedValue>,
+        what: Option<String>,
+        other: Option<RecordedValue>,
+    },
+    /// A woken (or spuriously woken) `pthread_cond_wait` re-acquired its mutex.
+    Reacquire,
+    /// The thread ended.
+    ThreadEnd,
 }

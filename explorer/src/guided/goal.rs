@@ -190,7 +190,7 @@ pub fn confirm_node(
     path: &PathCond,
     threads: &[(Tid, StmtId)],
 ) -> Result<Evidence, String> {
-    let prog = e.prog;
+    let prog = e.setup.prog;
     let goal_threads: Vec<(u32, StmtId)> = threads.iter().map(|&(t, s)| (t as u32, s)).collect();
     if goal.kind == GoalKind::Deadlock {
         let w = witness(e, path, &[]);

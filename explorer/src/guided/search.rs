@@ -497,7 +497,7 @@ impl<'a> Trial<'a> {
                             }
                         }
                         let mut path = base.clone();
-                        path.model = self.e.model.clone();
+                        path.model = self.e.path.model.clone();
                         path.assume(&self.e.pool, side.guard, side.pin);
                         match side.next {
                             SideNext::Continue(st) => {

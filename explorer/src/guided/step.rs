@@ -15,7 +15,7 @@ pub fn pending_stmt(e: &Engine<'_>, st: &State, t: Tid) -> Option<StmtId> {
     match th.status {
         Status::AtEvent => {
             let f = th.frames.last()?;
-            let block = &e.prog.function(f.func).blocks[f.block as usize];
+            let block = &e.setup.prog.function(f.func).blocks[f.block as usize];
             Some(
                 block
                     .stmts
@@ -32,6 +32,6 @@ pub fn pending_stmt(e: &Engine<'_>, st: &State, t: Tid) -> Option<StmtId> {
 /// The first statement of the block a thread's top frame is in (where a branch went).
 pub fn block_start(e: &Engine<'_>, st: &State, t: Tid) -> Option<StmtId> {
     let f = st.threads[t].frames.last()?;
-    let block = &e.prog.function(f.func).blocks[f.block as usize];
+    let block = &e.setup.prog.function(f.func).blocks[f.block as usize];
     Some(block.stmts.first().map_or(block.term.id, |s| s.id))
 }

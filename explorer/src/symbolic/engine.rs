@@ -248,13 +248,24 @@ pub enum StaticObj {
     Slot(usize),
 }
 
+/// The engine: what is fixed for the program ([`Setup`]), the current path
+/// ([`CurrentPath`]), what the search has learnt so far ([`SearchState`]), and the term
+/// pool, solver and object/thread names all three share.
 pub struct Engine<'p> {
-    pub prog: &'p Program,
-    pub cfg: &'p Config,
-    pub dm: DataModel,
+    pub setup: Setup<'p>,
+    pub path: CurrentPath,
+    pub search: SearchState,
     pub pool: TermPool,
     pub smt: Smt,
     pub names: Names,
+}
+
+/// What is fixed for one program and configuration: read by every step, never changed
+/// by the search (the slice parts are computed once, when the search starts).
+pub struct Setup<'p> {
+    pub prog: &'p Program,
+    pub cfg: &'p Config,
+    pub dm: DataModel,
     pub statics: Vec<StaticObj>,
     pub tls_objects: Vec<ObjId>,
     /// Back edges `(function, from block, to block)`.
@@ -264,10 +275,28 @@ pub struct Engine<'p> {
     /// Registers some statement or terminator reads, per function.
     pub read_regs: Vec<FxHashSet<analysis::ir::RegId>>,
     pub dead_marker: ObjInst,
-    /// The path condition and the pins it carries.
+    /// The accesses of the atomic sections whose extent is known, by their begin.
+    pub atomic_footprints: FxHashMap<StmtId, Vec<Access>>,
+    /// Weakest preconditions (and summaries) are computed: dpor+ag.
+    pub wp_on: bool,
+    /// Static reachability of the targets, when the Type A cut is on.
+    pub reach: Option<super::reach::Reach>,
+    /// The slice for Type B pivots, when it is on and the slice qualifies.
+    pub type_b: Option<super::type_b::TypeB>,
+    /// Type B branch pivots are on (else every side of every branch is explored).
+    pub type_b_branches: bool,
+}
+
+/// The path the depth-first search stands on: its condition with the pins it carries,
+/// a model of it, its inputs and trace, all restored when a fork side is left
+/// ([`Engine::under`]).
+#[derive(Default)]
+pub struct CurrentPath {
     pub pcon: Vec<TermId>,
+    /// How often each conjunct is in `pcon`.
     pcon_set: FxHashMap<TermId, u32>,
     pub pins: FxHashMap<TermId, u64>,
+    /// Per conjunct pushed: the pin it set and the value that pin had before.
     pin_log: Vec<Option<(TermId, Option<u64>)>>,
     pub model: Assignment,
     pub inputs: Vec<InputRec>,
@@ -275,22 +304,6 @@ pub struct Engine<'p> {
     /// The stored trace `install_path` put in place: `trace` starts with it, so
     /// `capture_path` shares it instead of copying.
     installed_trace: PathTrace,
-    pub dpor: Dpor,
-    /// Nodes of the current path by state fingerprint.
-    pub on_stack: FxHashMap<u64, Vec<usize>>,
-    pub summaries: Option<Summaries>,
-    /// Static reachability of the targets, when the Type A cut is on.
-    pub reach: Option<super::reach::Reach>,
-    /// The slice for Type B pivots, when it is on and the slice qualifies.
-    pub type_b: Option<super::type_b::TypeB>,
-    /// The accesses of the atomic sections whose extent is known, by their begin.
-    pub atomic_footprints: FxHashMap<StmtId, Vec<Access>>,
-    pub wp_on: bool,
-    pub stats: Stats,
-    pub found: Vec<Found>,
-    incomplete: BTreeMap<String, String>,
-    pub stop: bool,
-    pub error: Option<VerifyError>,
     /// Why the current path continues past the interpreter's end of a run (see
     /// [`Engine::frozen_check`]); violations found meanwhile are not reportable.
     pub frozen: Vec<String>,
@@ -298,11 +311,31 @@ pub struct Engine<'p> {
     /// the path condition (see [`super::type_b`]); a witness prefers inputs under which
     /// those sides really run.
     pub dropped_guards: Vec<TermId>,
-    /// Type B branch pivots are on (else every side of every branch is explored).
-    pub type_b_branches: bool,
+}
+
+/// What the search keeps across paths: the DPOR stack, the summaries, the nodes on the
+/// current path, what it found and why it cannot conclude, its statistics and budget.
+pub struct SearchState {
+    pub dpor: Dpor,
+    /// Nodes of the current path by state fingerprint.
+    pub on_stack: FxHashMap<u64, Vec<usize>>,
+    pub summaries: Option<Summaries>,
+    pub stats: Stats,
+    pub found: Vec<Found>,
+    /// Why the search cannot conclude `Safe`: the first detail per reason.
+    incomplete: BTreeMap<String, String>,
+    /// The search is over (a bound, the first violation, an error).
+    pub stop: bool,
+    pub error: Option<VerifyError>,
     /// A violation was found whose witness needed a side a Type B branch pivot skipped
     /// and did not replay: the search is redone without those pivots.
     retry_without_type_b: bool,
+    pub budget: Budget,
+}
+
+/// The wall-clock side of the search: its deadline, and when memory and progress were
+/// last checked.
+pub struct Budget {
     started: Instant,
     deadline: Option<Instant>,
     last_progress: Instant,
@@ -310,82 +343,69 @@ pub struct Engine<'p> {
     progress_shown: bool,
 }
 
-impl<'p> Engine<'p> {
-    pub fn new(prog: &'p Program, cfg: &'p Config) -> Result<Engine<'p>, VerifyError> {
-        let mut names = Names::default();
-        let mut statics = Vec::with_capacity(prog.objects.len());
-        let mut tls_objects = Vec::new();
-        for o in &prog.objects {
-            statics.push(match o.kind {
-                ObjectKind::Global | ObjectKind::StringLiteral => {
-                    StaticObj::Global(names.object(ObjName::Static(o.id)))
-                }
-                ObjectKind::ThreadLocal => {
-                    tls_objects.push(o.id);
-                    StaticObj::ThreadLocal(tls_objects.len() - 1)
-                }
-                ObjectKind::StackSlot { func } => {
-                    let slots = &prog.function(func).slots;
-                    let index = slots.iter().position(|&s| s == o.id).ok_or_else(|| {
-                        VerifyError::Program(format!(
-                            "malformed IR: slot `{}` is not a slot of `{}`",
-                            o.name,
-                            prog.function(func).name
-                        ))
-                    })?;
-                    StaticObj::Slot(index)
-                }
-            });
-        }
-        let dead_marker = names.object(ObjName::Dead);
-        let atomic_footprints = super::reach::atomic_sections(prog, &mut names);
-        let back_edges = back_edges(prog);
-        let wp_on = cfg.strategy == Strategy::DporAg;
+impl Budget {
+    fn starting_now(timeout: Option<std::time::Duration>) -> Budget {
         let started = Instant::now();
-        let mut smt = Smt::new(Some(cfg.query_timeout));
-        smt.set_deadline(cfg.timeout.map(|t| started + t));
-        Ok(Engine {
-            prog,
-            cfg,
-            dm: prog.data_model,
-            pool: TermPool::new(),
-            smt,
-            names,
-            statics,
-            tls_objects,
-            loop_headers: back_edges.iter().map(|&(f, _, b)| (f, b)).collect(),
-            back_edges,
-            read_regs: read_regs(prog),
-            dead_marker,
-            pcon: Vec::new(),
-            pcon_set: FxHashMap::default(),
-            pins: FxHashMap::default(),
-            pin_log: Vec::new(),
-            model: Assignment::default(),
-            inputs: Vec::new(),
-            trace: Vec::new(),
-            installed_trace: PathTrace::default(),
+        Budget {
+            started,
+            deadline: timeout.map(|t| started + t),
+            last_progress: started,
+            last_memory_check: started,
+            progress_shown: false,
+        }
+    }
+}
+
+impl SearchState {
+    fn new(cfg: &Config, wp_on: bool) -> SearchState {
+        SearchState {
             dpor: Dpor::default(),
             on_stack: FxHashMap::default(),
             summaries: wp_on.then(|| Summaries::new(cfg.summary_slots, cfg.summary_size_bound)),
-            reach: None,
-            type_b: None,
-            atomic_footprints,
-            wp_on,
             stats: Stats::default(),
             found: Vec::new(),
             incomplete: BTreeMap::new(),
             stop: false,
             error: None,
-            dropped_guards: Vec::new(),
-            type_b_branches: true,
             retry_without_type_b: false,
-            frozen: Vec::new(),
-            started,
-            deadline: cfg.timeout.map(|t| started + t),
-            last_progress: started,
-            last_memory_check: started,
-            progress_shown: false,
+            budget: Budget::starting_now(cfg.timeout),
+        }
+    }
+}
+
+impl<'p> Engine<'p> {
+    pub fn new(prog: &'p Program, cfg: &'p Config) -> Result<Engine<'p>, VerifyError> {
+        let mut names = Names::default();
+        let (statics, tls_objects) = static_objects(prog, &mut names)?;
+        let dead_marker = names.object(ObjName::Dead);
+        let atomic_footprints = super::reach::atomic_sections(prog, &mut names);
+        let back_edges = back_edges(prog);
+        let wp_on = cfg.strategy == Strategy::DporAg;
+        let search = SearchState::new(cfg, wp_on);
+        let mut smt = Smt::new(Some(cfg.query_timeout));
+        smt.set_deadline(search.budget.deadline);
+        Ok(Engine {
+            setup: Setup {
+                prog,
+                cfg,
+                dm: prog.data_model,
+                statics,
+                tls_objects,
+                loop_headers: back_edges.iter().map(|&(f, _, b)| (f, b)).collect(),
+                back_edges,
+                read_regs: read_regs(prog),
+                dead_marker,
+                atomic_footprints,
+                wp_on,
+                reach: None,
+                type_b: None,
+                type_b_branches: true,
+            },
+            path: CurrentPath::default(),
+            search,
+            pool: TermPool::new(),
+            smt,
+            names,
         })
     }
 
@@ -393,21 +413,21 @@ impl<'p> Engine<'p> {
     /// search checks nothing but the targets (a deadlock or memory error could still
     /// happen after the last target).
     pub fn cut_on(&self) -> bool {
-        self.cfg.slice
-            && self.cfg.strategy == Strategy::DporAg
-            && !self.cfg.checks.deadlock
-            && !self.cfg.checks.memory
+        self.setup.cfg.slice
+            && self.setup.cfg.strategy == Strategy::DporAg
+            && !self.setup.cfg.checks.deadlock
+            && !self.setup.cfg.checks.memory
     }
 
     /// Runs the search and decides the verdict.
     pub fn search(mut self) -> Result<Outcome, VerifyError> {
         if self.cut_on() {
-            let prog = self.prog;
-            let targets = self.cfg.targets.clone();
+            let prog = self.setup.prog;
+            let targets = self.setup.cfg.targets.clone();
             // The targets, and every block that may end a run with undefined behaviour
             // or an unsupported construct: the unreduced search would answer UNKNOWN
             // there, so no cut may hide one (see `type_b::may_fail`).
-            let read = &self.read_regs;
+            let read = &self.setup.read_regs;
             let is_target = |f: usize, b: usize| {
                 let term = &prog.functions[f].blocks[b].term;
                 let target = matches!(term.kind, TermKind::Error(_))
@@ -417,33 +437,34 @@ impl<'p> Engine<'p> {
                     });
                 target || super::type_b::block_may_fail(prog, read, f, b)
             };
-            self.reach = Some(super::reach::Reach::new(prog, &mut self.names, &is_target));
-            let relevant = self.cfg.relevant.as_ref();
-            self.type_b = relevant.and_then(|r| super::type_b::TypeB::new(prog, r));
+            self.setup.reach = Some(super::reach::Reach::new(prog, &mut self.names, &is_target));
+            let relevant = self.setup.cfg.relevant.as_ref();
+            self.setup.type_b = relevant.and_then(|r| super::type_b::TypeB::new(prog, r));
         }
         let st = self.initial_state()?;
         let _ = self.run(st, 0, StepCtx::initial());
-        if self.progress_shown {
+        if self.search.budget.progress_shown {
             eprint!("\r\x1b[K");
         }
-        if let Some(e) = self.error.take() {
+        if let Some(e) = self.search.error.take() {
             return Err(e);
         }
-        if self.retry_without_type_b {
-            let mut again = Engine::new(self.prog, self.cfg)?;
-            again.type_b_branches = false;
-            again.started = self.started;
-            again.deadline = self.deadline;
-            again.smt.set_deadline(self.deadline);
+        if self.search.retry_without_type_b {
+            let mut again = Engine::new(self.setup.prog, self.setup.cfg)?;
+            again.setup.type_b_branches = false;
+            again.search.budget.started = self.search.budget.started;
+            again.search.budget.deadline = self.search.budget.deadline;
+            again.smt.set_deadline(self.search.budget.deadline);
             return again.search();
         }
-        self.stats.type_b_races = self.dpor.type_b_races;
-        self.stats.slice_skips += self.dpor.type_b_races;
-        self.stats.solver_queries = self.smt.stats.queries;
-        self.stats.solver_cache_hits = self.smt.stats.cache_hits;
-        self.stats.solver_time_ms = self.smt.stats.time.as_secs_f64() * 1000.0;
-        self.stats.time_ms = self.started.elapsed().as_secs_f64() * 1000.0;
+        self.search.stats.type_b_races = self.search.dpor.type_b_races;
+        self.search.stats.slice_skips += self.search.dpor.type_b_races;
+        self.search.stats.solver_queries = self.smt.stats.queries;
+        self.search.stats.solver_cache_hits = self.smt.stats.cache_hits;
+        self.search.stats.solver_time_ms = self.smt.stats.time.as_secs_f64() * 1000.0;
+        self.search.stats.time_ms = self.search.budget.started.elapsed().as_secs_f64() * 1000.0;
         let incomplete: Vec<Incomplete> = self
+            .search
             .incomplete
             .iter()
             .map(|(reason, detail)| Incomplete {
@@ -451,7 +472,7 @@ impl<'p> Engine<'p> {
                 detail: detail.clone(),
             })
             .collect();
-        let verdict = if !self.found.is_empty() {
+        let verdict = if !self.search.found.is_empty() {
             Verdict::Violation
         } else if incomplete.is_empty() {
             Verdict::Safe
@@ -460,10 +481,10 @@ impl<'p> Engine<'p> {
         };
         Ok(Outcome {
             verdict,
-            strategy: self.cfg.strategy,
-            violations: self.found,
+            strategy: self.setup.cfg.strategy,
+            violations: self.search.found,
             incomplete,
-            stats: self.stats,
+            stats: self.search.stats,
         })
     }
 
@@ -471,11 +492,14 @@ impl<'p> Engine<'p> {
 
     /// Records why the search cannot conclude `Safe` (the first detail per reason).
     pub fn incomplete(&mut self, reason: &str, detail: String) {
-        self.incomplete.entry(reason.to_string()).or_insert(detail);
+        self.search
+            .incomplete
+            .entry(reason.to_string())
+            .or_insert(detail);
     }
 
     pub fn location(&self, span: Span) -> String {
-        self.prog.location(span)
+        self.setup.prog.location(span)
     }
 
     /// A result that claims nothing (wp false): for cut or unexplored subtrees.
@@ -495,47 +519,57 @@ impl<'p> Engine<'p> {
 
     /// Checks the time and state budgets; prints progress on a terminal.
     pub fn out_of_time(&mut self) -> bool {
-        if self.stop {
+        if self.search.stop {
             return true;
         }
-        if let Some(max) = self.cfg.max_states {
-            if self.stats.states > max {
+        if let Some(max) = self.setup.cfg.max_states {
+            if self.search.stats.states > max {
                 self.incomplete(
                     "state bound",
                     format!("the search stopped after {max} scheduling nodes"),
                 );
-                self.stop = true;
+                self.search.stop = true;
                 return true;
             }
         }
         let now = Instant::now();
-        if let Some(d) = self.deadline {
+        if let Some(d) = self.search.budget.deadline {
             if now >= d {
-                let secs = self.cfg.timeout.map_or(0.0, |t| t.as_secs_f64());
+                let secs = self.setup.cfg.timeout.map_or(0.0, |t| t.as_secs_f64());
                 self.incomplete("timeout", format!("the search stopped after {secs:.1} s"));
-                self.stop = true;
+                self.search.stop = true;
                 return true;
             }
         }
-        if now.duration_since(self.last_memory_check).as_millis() >= 50 {
-            self.last_memory_check = now;
-            if let Some(rss) = resident_bytes().filter(|&b| b > self.cfg.max_memory) {
+        if now
+            .duration_since(self.search.budget.last_memory_check)
+            .as_millis()
+            >= 50
+        {
+            self.search.budget.last_memory_check = now;
+            if let Some(rss) = resident_bytes().filter(|&b| b > self.setup.cfg.max_memory) {
                 self.incomplete(
                     "memory",
                     format!(
                         "the search stopped at {} MiB resident, over its budget of {} MiB",
                         rss >> 20,
-                        self.cfg.max_memory >> 20
+                        self.setup.cfg.max_memory >> 20
                     ),
                 );
-                self.stop = true;
+                self.search.stop = true;
                 return true;
             }
         }
-        if now.duration_since(self.last_progress).as_secs() >= 1 {
-            self.last_progress = now;
-            self.progress_shown |=
-                progress_line(&self.stats, now.duration_since(self.started).as_secs_f64());
+        if now
+            .duration_since(self.search.budget.last_progress)
+            .as_secs()
+            >= 1
+        {
+            self.search.budget.last_progress = now;
+            self.search.budget.progress_shown |= progress_line(
+                &self.search.stats,
+                now.duration_since(self.search.budget.started).as_secs_f64(),
+            );
         }
         false
     }
@@ -550,87 +584,90 @@ impl<'p> Engine<'p> {
     /// Makes `path` the current path (outside [`Engine::under`], whose undo log it
     /// replaces).
     pub fn install_path(&mut self, path: &PathCond) {
-        self.pcon.clone_from(&path.pcon);
-        self.pcon_set.clear();
-        for &c in &self.pcon {
-            *self.pcon_set.entry(c).or_insert(0) += 1;
+        self.path.pcon.clone_from(&path.pcon);
+        self.path.pcon_set.clear();
+        for &c in &self.path.pcon {
+            *self.path.pcon_set.entry(c).or_insert(0) += 1;
         }
-        self.pins.clone_from(&path.pins);
-        self.pin_log.clear();
-        self.model = path.model.clone();
-        self.trace = path.trace.to_vec();
-        self.installed_trace = path.trace.clone();
-        self.inputs.clone_from(&path.inputs);
+        self.path.pins.clone_from(&path.pins);
+        self.path.pin_log.clear();
+        self.path.model = path.model.clone();
+        self.path.trace = path.trace.to_vec();
+        self.path.installed_trace = path.trace.clone();
+        self.path.inputs.clone_from(&path.inputs);
     }
 
     /// The current path.
     pub fn capture_path(&self) -> PathCond {
         PathCond {
-            pcon: self.pcon.clone(),
-            pins: self.pins.clone(),
-            model: self.model.clone(),
+            pcon: self.path.pcon.clone(),
+            pins: self.path.pins.clone(),
+            model: self.path.model.clone(),
             trace: self.captured_trace(),
-            inputs: self.inputs.clone(),
+            inputs: self.path.inputs.clone(),
         }
     }
 
     /// The current trace as a stored one, sharing the installed prefix when the trace
     /// only grew since `install_path` (as it does within a step).
     fn captured_trace(&self) -> PathTrace {
-        let n = self.installed_trace.len();
-        if self.trace.len() >= n {
-            self.installed_trace.extended(&self.trace[n..])
+        let n = self.path.installed_trace.len();
+        if self.path.trace.len() >= n {
+            self.path.installed_trace.extended(&self.path.trace[n..])
         } else {
-            PathTrace::default().extended(&self.trace)
+            PathTrace::default().extended(&self.path.trace)
         }
     }
 
     /// Does `c` certainly hold on the current path (folded true, or a conjunct)?
     pub fn holds(&self, c: TermId) -> bool {
-        self.pool.is_true(c) || self.pcon_set.contains_key(&c)
+        self.pool.is_true(c) || self.path.pcon_set.contains_key(&c)
     }
 
     /// The constant value of a term: folded, or pinned on this path.
     pub fn concrete(&self, t: TermId) -> Option<u64> {
-        self.pool.as_bv(t).or_else(|| self.pins.get(&t).copied())
+        self.pool
+            .as_bv(t)
+            .or_else(|| self.path.pins.get(&t).copied())
     }
 
     fn push_pcon(&mut self, c: TermId, pin: Option<(TermId, u64)>) {
         if self.pool.is_true(c) {
-            self.pin_log.push(None);
+            self.path.pin_log.push(None);
         } else {
-            self.pcon.push(c);
-            *self.pcon_set.entry(c).or_insert(0) += 1;
-            self.pin_log.push(None);
+            self.path.pcon.push(c);
+            *self.path.pcon_set.entry(c).or_insert(0) += 1;
+            self.path.pin_log.push(None);
         }
         if let Some((t, v)) = pin {
-            let old = self.pins.insert(t, v);
-            *self.pin_log.last_mut().expect("just pushed") = Some((t, old));
+            let old = self.path.pins.insert(t, v);
+            *self.path.pin_log.last_mut().expect("just pushed") = Some((t, old));
         }
     }
 
     fn pop_pcon(&mut self, c: TermId) {
-        if let Some(Some((t, old))) = self.pin_log.pop() {
+        if let Some(Some((t, old))) = self.path.pin_log.pop() {
             match old {
-                Some(v) => self.pins.insert(t, v),
-                None => self.pins.remove(&t),
+                Some(v) => self.path.pins.insert(t, v),
+                None => self.path.pins.remove(&t),
             };
         }
         if !self.pool.is_true(c) {
-            self.pcon.pop();
-            if let Some(n) = self.pcon_set.get_mut(&c) {
+            self.path.pcon.pop();
+            if let Some(n) = self.path.pcon_set.get_mut(&c) {
                 *n -= 1;
                 if *n == 0 {
-                    self.pcon_set.remove(&c);
+                    self.path.pcon_set.remove(&c);
                 }
             }
         }
     }
 
     fn wanted(&self) -> Vec<(Var, u8)> {
-        self.inputs
+        self.path
+            .inputs
             .iter()
-            .map(|i| (i.var, i.ty.bits(self.dm)))
+            .map(|i| (i.var, i.ty.bits(self.setup.dm)))
             .collect()
     }
 
@@ -640,21 +677,21 @@ impl<'p> Engine<'p> {
         if let Some(b) = self.pool.as_bool(c) {
             return Some(b);
         }
-        if self.pcon_set.contains_key(&c) {
+        if self.path.pcon_set.contains_key(&c) {
             return Some(true);
         }
         let neg = self.pool.not(c);
-        if self.pcon_set.contains_key(&neg) {
+        if self.path.pcon_set.contains_key(&neg) {
             return Some(false);
         }
-        if self.model.holds(&self.pool, c) == Some(true) {
+        if self.path.model.holds(&self.pool, c) == Some(true) {
             return Some(true);
         }
         let wanted = self.wanted();
-        match self.smt.check(&self.pool, &self.pcon, c, &wanted) {
+        match self.smt.check(&self.pool, &self.path.pcon, c, &wanted) {
             Answer::Sat(m) => {
                 for (v, val) in m.iter() {
-                    self.model.set(*v, *val);
+                    self.path.model.set(*v, *val);
                 }
                 Some(true)
             }
@@ -685,12 +722,12 @@ impl<'p> Engine<'p> {
                 return None;
             }
         }
-        let (trace, inputs) = (self.trace.len(), self.inputs.len());
+        let (trace, inputs) = (self.path.trace.len(), self.path.inputs.len());
         self.push_pcon(guard, pin);
         let sub = f(self);
         self.pop_pcon(guard);
-        self.trace.truncate(trace);
-        self.inputs.truncate(inputs);
+        self.path.trace.truncate(trace);
+        self.path.inputs.truncate(inputs);
         Some(sub)
     }
 
@@ -709,7 +746,7 @@ impl<'p> Engine<'p> {
                 SideNext::End(st, end) => e.leaf(&st, end, &k),
             });
             if let Some(sub) = res {
-                if self.wp_on {
+                if self.setup.wp_on {
                     let part = self.pool.and(guard_wp, sub.wp);
                     wp = self.pool.or(wp, part);
                     wp = self.capped(wp);
@@ -735,7 +772,10 @@ impl<'p> Engine<'p> {
                 w0.extend(self.pool.vars(t));
                 w0
             };
-            let probe = match self.smt.check(&self.pool, &self.pcon, excluded, &wanted) {
+            let probe = match self
+                .smt
+                .check(&self.pool, &self.path.pcon, excluded, &wanted)
+            {
                 Answer::Sat(m) => m,
                 Answer::Unsat => return Some(values),
                 Answer::Unknown => return None,
@@ -766,20 +806,21 @@ impl<'p> Engine<'p> {
             index: th.inputs,
         };
         th.inputs += 1;
-        self.inputs.push(InputRec {
+        self.path.inputs.push(InputRec {
             var,
             ty,
             tid: t,
             stmt,
             source,
         });
-        self.pool.var(var, ty.bits(self.dm))
+        self.pool.var(var, ty.bits(self.setup.dm))
     }
 
     /// With `Config::trace`, prints a search event and the current path to stderr.
     pub fn trace_event(&self, what: impl FnOnce() -> String) {
-        if self.cfg.trace {
+        if self.setup.cfg.trace {
             let path: Vec<String> = self
+                .path
                 .trace
                 .iter()
                 .map(|i| format!("{}:{}", i.tid, i.stmt))
@@ -792,10 +833,10 @@ impl<'p> Engine<'p> {
 
     /// A run ends inside a step.
     pub fn leaf(&mut self, st: &State, end: End, k: &StepCtx) -> Sub {
-        self.stats.runs += 1;
+        self.search.stats.runs += 1;
         self.trace_event(|| format!("run ends ({end:?})"));
         self.races_at_end(st, k);
-        let start = match (k.tid, self.dpor.nodes.last()) {
+        let start = match (k.tid, self.search.dpor.nodes.last()) {
             (Some(t), Some(n)) => n.clocks.get(t).cloned().unwrap_or_default(),
             _ => Default::default(),
         };
@@ -809,15 +850,15 @@ impl<'p> Engine<'p> {
                 true
             }
             End::Deadlock { span, tid } => {
-                if self.cfg.checks.deadlock && !self.frozen.is_empty() {
-                    let what = self.frozen.last().cloned().unwrap_or_default();
+                if self.setup.cfg.checks.deadlock && !self.path.frozen.is_empty() {
+                    let what = self.path.frozen.last().cloned().unwrap_or_default();
                     let detail = format!(
                         "a deadlock at {} is reachable if {what}",
                         self.location(span)
                     );
                     self.incomplete("eager-end", detail);
                     false
-                } else if self.cfg.checks.deadlock {
+                } else if self.setup.cfg.checks.deadlock {
                     let message = "deadlock: no thread can run".to_string();
                     self.report(ViolationKind::Deadlock, message, span, tid);
                     false
@@ -831,8 +872,8 @@ impl<'p> Engine<'p> {
                 span,
                 tid,
             } => {
-                if self.reported(kind, span) && !self.frozen.is_empty() {
-                    let what = self.frozen.last().cloned().unwrap_or_default();
+                if self.reported(kind, span) && !self.path.frozen.is_empty() {
+                    let what = self.path.frozen.last().cloned().unwrap_or_default();
                     let detail = format!(
                         "{message} at {} is reachable if {what}",
                         self.location(span)
@@ -871,27 +912,27 @@ impl<'p> Engine<'p> {
         }
         let mut frozen = st.clone();
         frozen.threads[t].status = super::state::Status::Stopped;
-        let (trace, inputs) = (self.trace.len(), self.inputs.len());
-        self.frozen.push(what);
+        let (trace, inputs) = (self.path.trace.len(), self.path.inputs.len());
+        self.path.frozen.push(what);
         let mut k2 = k.clone();
         let _ = match k2.resume.pop() {
             Some(c) => self.run(frozen, c, k2),
             None => self.end_step(frozen, k2),
         };
-        self.frozen.pop();
-        self.trace.truncate(trace);
-        self.inputs.truncate(inputs);
+        self.path.frozen.pop();
+        self.path.trace.truncate(trace);
+        self.path.inputs.truncate(inputs);
     }
 
     /// Is a violation of this kind at this place reported?
     fn reported(&self, kind: ViolationKind, span: Span) -> bool {
-        let Checks { deadlock, memory } = self.cfg.checks;
+        let Checks { deadlock, memory } = self.setup.cfg.checks;
         let kind_ok = match kind {
             ViolationKind::Assertion | ViolationKind::ReachError => true,
             ViolationKind::Deadlock => deadlock,
             _ => memory,
         };
-        let place_ok = match &self.cfg.targets {
+        let place_ok = match &self.setup.cfg.targets {
             None => true,
             Some(ts) => ts.iter().any(|&(f, l)| span.file == f && span.line == l),
         };
@@ -901,20 +942,25 @@ impl<'p> Engine<'p> {
     /// Builds, replays and records the witness of a violation on the current path (once
     /// per kind and place).
     fn report(&mut self, kind: ViolationKind, message: String, span: Span, tid: Tid) {
-        if self.found.iter().any(|f| f.kind == kind && f.span == span) {
+        if self
+            .search
+            .found
+            .iter()
+            .any(|f| f.kind == kind && f.span == span)
+        {
             return;
         }
         // Prefer inputs under which the explored sides of the path's Type B branch
         // pivots really run: the interpreter then follows the path exactly.
-        let mut model = self.model.clone();
+        let mut model = self.path.model.clone();
         let mut exact = true;
-        if !self.dropped_guards.is_empty() {
+        if !self.path.dropped_guards.is_empty() {
             let mut all = self.pool.tru();
-            for &g in &self.dropped_guards.clone() {
+            for &g in &self.path.dropped_guards.clone() {
                 all = self.pool.and(all, g);
             }
             let wanted = self.wanted();
-            match self.smt.check(&self.pool, &self.pcon, all, &wanted) {
+            match self.smt.check(&self.pool, &self.path.pcon, all, &wanted) {
                 Answer::Sat(m) => {
                     for (v, val) in m.iter() {
                         model.set(*v, *val);
@@ -928,19 +974,19 @@ impl<'p> Engine<'p> {
                 // Only a skipped side leads here with these inputs, and the replay took
                 // a different schedule through it: redo the search without Type B
                 // branch pivots (sound either way; this finds a replayable witness).
-                self.retry_without_type_b = true;
-                self.stop = true;
+                self.search.retry_without_type_b = true;
+                self.search.stop = true;
             }
             Ok(found) => {
                 let _ = tid;
-                self.found.push(found);
-                if !self.cfg.all_violations {
-                    self.stop = true;
+                self.search.found.push(found);
+                if !self.setup.cfg.all_violations {
+                    self.search.stop = true;
                 }
             }
             Err(e) => {
-                self.error = Some(e);
-                self.stop = true;
+                self.search.error = Some(e);
+                self.search.stop = true;
             }
         }
     }
@@ -956,13 +1002,13 @@ impl<'p> Engine<'p> {
         ends_run: bool,
     ) -> Accesses {
         let mut rw = Accesses::default();
-        if !self.wp_on {
+        if !self.setup.wp_on {
             return rw;
         }
         if let Some(t) = k.tid {
             let key = st.threads[t].key;
             let mut add = |a: Access| {
-                let last = self.dpor.last_race(t, clock, &a);
+                let last = self.search.dpor.last_race(t, clock, &a);
                 rw.add((key, a), clock, last);
             };
             for a in &k.foot {
@@ -983,24 +1029,24 @@ impl<'p> Engine<'p> {
         let Some(t) = k.tid else {
             return Default::default();
         };
-        if self.cfg.strategy == Strategy::Baseline {
+        if self.setup.cfg.strategy == Strategy::Baseline {
             return Default::default();
         }
-        let node = self.dpor.nodes.len() - 1;
-        let start = self.dpor.nodes[node]
+        let node = self.search.dpor.nodes.len() - 1;
+        let start = self.search.dpor.nodes[node]
             .clocks
             .get(t)
             .cloned()
             .unwrap_or_default();
         let foot = vec![Access::write(Loc::All)];
-        let clock = self.dpor.clock_of(t, &start, &foot);
-        self.dpor.events.push(super::dpor::EventInfo {
+        let clock = self.search.dpor.clock_of(t, &start, &foot);
+        self.search.dpor.events.push(super::dpor::EventInfo {
             tid: t,
             node,
             foot,
             clock: clock.clone(),
         });
-        let mut clocks = self.dpor.nodes[node].clocks.clone();
+        let mut clocks = self.search.dpor.nodes[node].clocks.clone();
         set_clock(&mut clocks, t, clock.clone());
         for p in 0..st.threads.len() {
             if p == t || !st.is_live(p) {
@@ -1008,19 +1054,19 @@ impl<'p> Engine<'p> {
             }
             if let Some(foot) = self.pending_footprint(st, p) {
                 let c = clocks.get(p).cloned().unwrap_or_default();
-                self.dpor.races_of_pending(p, &c, &foot);
+                self.search.dpor.races_of_pending(p, &c, &foot);
             }
         }
-        self.dpor.events.pop();
+        self.search.dpor.events.pop();
         clock
     }
 
     /// Applies a step's weakest-precondition transformer to a subtree's result.
     pub fn with_ops(&mut self, ops: &[WpOp], mut sub: Sub) -> Sub {
-        if self.stop {
+        if self.search.stop {
             return self.nothing();
         }
-        if self.wp_on && !ops.is_empty() {
+        if self.setup.wp_on && !ops.is_empty() {
             sub.wp = super::summary::wp_of(&mut self.pool, ops, sub.wp);
             sub.wp = self.capped(sub.wp);
         }
@@ -1032,7 +1078,11 @@ impl<'p> Engine<'p> {
     /// otherwise make every step's substitution cost grow with the path (§6.2's
     /// under-approximation, applied on the way up as well as in the table).
     pub fn capped(&mut self, wp: TermId) -> TermId {
-        let cap = self.cfg.summary_size_bound.saturating_mul(WP_CAP_FACTOR);
+        let cap = self
+            .setup
+            .cfg
+            .summary_size_bound
+            .saturating_mul(WP_CAP_FACTOR);
         if self.pool.dag_size(wp, cap) > cap {
             self.pool.fals()
         } else {
@@ -1061,6 +1111,38 @@ pub fn set_clock(clocks: &mut Vec<super::dpor::VClock>, t: Tid, c: super::dpor::
 
 fn is_assertion(kind: ViolationKind) -> bool {
     matches!(kind, ViolationKind::Assertion | ViolationKind::ReachError)
+}
+
+/// How each static object id is instantiated, and the thread-local objects in order.
+fn static_objects(
+    prog: &Program,
+    names: &mut Names,
+) -> Result<(Vec<StaticObj>, Vec<ObjId>), VerifyError> {
+    let mut statics = Vec::with_capacity(prog.objects.len());
+    let mut tls_objects = Vec::new();
+    for o in &prog.objects {
+        statics.push(match o.kind {
+            ObjectKind::Global | ObjectKind::StringLiteral => {
+                StaticObj::Global(names.object(ObjName::Static(o.id)))
+            }
+            ObjectKind::ThreadLocal => {
+                tls_objects.push(o.id);
+                StaticObj::ThreadLocal(tls_objects.len() - 1)
+            }
+            ObjectKind::StackSlot { func } => {
+                let slots = &prog.function(func).slots;
+                let index = slots.iter().position(|&s| s == o.id).ok_or_else(|| {
+                    VerifyError::Program(format!(
+                        "malformed IR: slot `{}` is not a slot of `{}`",
+                        o.name,
+                        prog.function(func).name
+                    ))
+                })?;
+                StaticObj::Slot(index)
+            }
+        });
+    }
+    Ok((statics, tls_objects))
 }
 
 /// `(function, from, to)` for every edge that closes a cycle in a depth-first search of

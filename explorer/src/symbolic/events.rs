@@ -111,7 +111,7 @@ impl<'p> Engine<'p> {
     }
 
     fn record(&mut self, t: Tid, stmt: StmtId, span: Span, event: EventKind) {
-        self.trace.push(TraceItem {
+        self.path.trace.push(TraceItem {
             tid: t,
             stmt,
             span,
@@ -159,7 +159,7 @@ impl<'p> Engine<'p> {
             Resolved::Flow(f) => return self.commit_fault(t, stmt, k, f),
         };
         self.commit(t, stmt, k);
-        let bytes = ty.bytes(self.dm);
+        let bytes = ty.bytes(self.setup.dm);
         let off = match st.mem.check(obj, off, bytes, false) {
             Ok(o) => o,
             Err(f) => return self.fault(t, stmt.span, f),
@@ -172,16 +172,16 @@ impl<'p> Engine<'p> {
         let (v, vw) = match loaded {
             Loaded::Value(v) => (v, super::run::wp_value(&mut self.pool, v, cell)),
             Loaded::Uninit if st.mem.zero_default(obj) => {
-                let z = SVal::Int(self.pool.bv_const(0, ty.bits(self.dm)));
+                let z = SVal::Int(self.pool.bv_const(0, ty.bits(self.setup.dm)));
                 (z, z)
             }
             Loaded::Uninit => {
                 let v = self.uninit_value(st, t, ty, stmt.id);
-                if self.cfg.uninit == UninitPolicy::Nondet {
+                if self.setup.cfg.uninit == UninitPolicy::Nondet {
                     // The chosen garbage stays put: later reads of the cell agree.
                     st.mem.store(obj, off, bytes as u8, v);
                     k.touch(Access::write(Loc::Mem(obj, off)));
-                    if self.wp_on {
+                    if self.setup.wp_on {
                         ops.extend(set_op(&self.pool, cell, v));
                     }
                 }
@@ -212,7 +212,7 @@ impl<'p> Engine<'p> {
             Resolved::Flow(f) => return self.commit_fault(t, stmt, k, f),
         };
         self.commit(t, stmt, k);
-        let bytes = ty.bytes(self.dm);
+        let bytes = ty.bytes(self.setup.dm);
         let off = match st.mem.check(obj, off, bytes, true) {
             Ok(o) => o,
             Err(f) => return self.fault(t, stmt.span, f),
@@ -236,10 +236,10 @@ impl<'p> Engine<'p> {
         vw: SVal,
         ops: &mut Vec<WpOp>,
     ) {
-        let v = v.fit(&mut self.pool, ty, self.dm);
-        st.mem.store(obj, off, ty.bytes(self.dm) as u8, v);
-        if self.wp_on {
-            let vw = vw.fit(&mut self.pool, ty, self.dm);
+        let v = v.fit(&mut self.pool, ty, self.setup.dm);
+        st.mem.store(obj, off, ty.bytes(self.setup.dm) as u8, v);
+        if self.setup.wp_on {
+            let vw = vw.fit(&mut self.pool, ty, self.setup.dm);
             ops.extend(set_op(&self.pool, Var::Cell { obj, offset: off }, vw));
         }
     }
@@ -506,7 +506,7 @@ impl<'p> Engine<'p> {
         };
         self.commit(t, stmt, k);
         let (a, aw) = self.operand2(st, t, arg);
-        let function = self.prog.function(start);
+        let function = self.setup.prog.function(start);
         if !function.is_defined() {
             let what = format!(
                 "{}: thread start routine `{}` has no body",
@@ -516,24 +516,27 @@ impl<'p> Engine<'p> {
             return Flow::End(End::Unsupported(what));
         }
         let child = st.threads.len();
-        if child >= self.cfg.max_threads {
+        if child >= self.setup.cfg.max_threads {
             let detail = format!(
                 "a run created more than {} threads (at {})",
-                self.cfg.max_threads,
+                self.setup.cfg.max_threads,
                 self.location(span)
             );
             return Flow::End(End::Bound("max-threads", detail));
         }
         let handle_ty = Scalar::Int {
-            bits: self.dm.pointer_bits(),
+            bits: self.setup.dm.pointer_bits(),
             signed: false,
         };
-        let bytes = handle_ty.bytes(self.dm);
+        let bytes = handle_ty.bytes(self.setup.dm);
         let off = match st.mem.check(obj, off, bytes, true) {
             Ok(o) => o,
             Err(f) => return self.fault(t, span, f),
         };
-        let id = SVal::Int(self.pool.bv_const(child as u64, self.dm.pointer_bits()));
+        let id = SVal::Int(
+            self.pool
+                .bv_const(child as u64, self.setup.dm.pointer_bits()),
+        );
         self.write_cell(st, obj, off, handle_ty, id, id, ops);
         self.set_sync_result(st, t, dst, 0, ops);
         st.top_mut(t).index += 1;
@@ -657,7 +660,7 @@ impl<'p> Engine<'p> {
                 return self.violation(t, span, kind, msg);
             }
             Some(Ok((obj, off))) => {
-                let off = match st.mem.check(obj, off, self.dm.pointer_bytes(), true) {
+                let off = match st.mem.check(obj, off, self.setup.dm.pointer_bytes(), true) {
                     Ok(o) => o,
                     Err(f) => return self.fault(t, span, f),
                 };
@@ -685,7 +688,7 @@ impl<'p> Engine<'p> {
         let _ = ops;
         match st.threads[t].status {
             Status::Reacquire { cond, mutex, stmt } => {
-                let span = self.prog.stmt(stmt).span();
+                let span = self.setup.prog.stmt(stmt).span();
                 self.record(t, stmt, span, EventKind::Reacquire);
                 st.mutexes.insert(mutex, t);
                 st.threads[t].status = Status::AtEvent;
@@ -695,10 +698,10 @@ impl<'p> Engine<'p> {
                     .get_or_insert_with(|| "a mutex re-acquire".to_string());
                 Flow::Next
             }
-            Status::Waiting { cond, mutex, stmt } if self.cfg.spurious_wakeups => {
+            Status::Waiting { cond, mutex, stmt } if self.setup.cfg.spurious_wakeups => {
                 // A spurious wake-up: the thread leaves the condition's queue (which a
                 // later signal would have served) and re-acquires the mutex.
-                let span = self.prog.stmt(stmt).span();
+                let span = self.setup.prog.stmt(stmt).span();
                 self.record(t, stmt, span, EventKind::Reacquire);
                 if let Some(q) = st.conds.get_mut(&cond) {
                     q.retain(|&w| w != t);
@@ -716,7 +719,7 @@ impl<'p> Engine<'p> {
                 exit_program,
                 stmt,
             } => {
-                let span = self.prog.stmt(stmt).span();
+                let span = self.setup.prog.stmt(stmt).span();
                 self.record(t, stmt, span, EventKind::ThreadEnd);
                 if exit_program {
                     k.touch(Access::write(Loc::All));
@@ -749,7 +752,7 @@ impl<'p> Engine<'p> {
             Status::AtEvent => !self.blocked_at_event(st, t),
             Status::Reacquire { mutex, .. } => !st.mutexes.contains_key(&mutex),
             Status::Waiting { mutex, .. } => {
-                self.cfg.spurious_wakeups
+                self.setup.cfg.spurious_wakeups
                     && st.atomic_owner.is_none()
                     && !st.mutexes.contains_key(&mutex)
             }
@@ -780,7 +783,7 @@ impl<'p> Engine<'p> {
     /// The statement at thread `t`'s position (its pending event when it is at one).
     pub fn pending_stmt(&self, st: &State, t: Tid) -> Option<&'p Stmt> {
         let f = st.threads[t].frames.last()?;
-        self.prog.function(f.func).blocks[f.block as usize]
+        self.setup.prog.function(f.func).blocks[f.block as usize]
             .stmts
             .get(f.index as usize)
     }
@@ -790,7 +793,7 @@ impl<'p> Engine<'p> {
         let v = match op {
             Operand::Reg(r) => st.top(t).regs[r.index()],
             Operand::Addr { obj, offset } => {
-                let inst = match self.statics[obj.index()] {
+                let inst = match self.setup.statics[obj.index()] {
                     super::engine::StaticObj::Global(i) => i,
                     super::engine::StaticObj::ThreadLocal(i) => st.threads[t].tls[i],
                     super::engine::StaticObj::Slot(i) => st.top(t).slots[i],
@@ -932,7 +935,7 @@ impl<'p> Engine<'p> {
                             }
                             f
                         }
-                        SyncOp::AtomicBegin => match self.atomic_footprints.get(&stmt.id) {
+                        SyncOp::AtomicBegin => match self.setup.atomic_footprints.get(&stmt.id) {
                             Some(f) => f.clone(),
                             None => vec![Access::write(Loc::All)],
                         },
@@ -952,7 +955,7 @@ impl<'p> Engine<'p> {
                     Access::acquire(Loc::Mutex(mutex.0, mutex.1)),
                     Access::acquire(Loc::Cond(cond.0, cond.1)),
                 ];
-                if self.cfg.spurious_wakeups {
+                if self.setup.cfg.spurious_wakeups {
                     f.push(Access::write(Loc::Cond(cond.0, cond.1)));
                 }
                 f

@@ -133,15 +133,15 @@ impl<'p> Engine<'p> {
     /// The state before `main` runs: static objects, thread 0 at `main`'s entry.
     pub fn initial_state(&mut self) -> Result<State, VerifyError> {
         let mut st = State::new();
-        let prog = self.prog;
+        let prog = self.setup.prog;
         for o in &prog.objects {
-            if let StaticObj::Global(inst) = self.statics[o.id.index()] {
+            if let StaticObj::Global(inst) = self.setup.statics[o.id.index()] {
                 let literal = o.kind == analysis::ir::ObjectKind::StringLiteral;
                 st.mem.create(inst, o.size, true, literal, false);
             }
         }
         for o in &prog.objects {
-            if let StaticObj::Global(inst) = self.statics[o.id.index()] {
+            if let StaticObj::Global(inst) = self.setup.statics[o.id.index()] {
                 self.write_initializer(&mut st, o.id, inst, None)?;
             }
         }
@@ -160,18 +160,18 @@ impl<'p> Engine<'p> {
         inst: ObjInst,
         thread: Option<Tid>,
     ) -> Result<(), VerifyError> {
-        let o = self.prog.object(id);
+        let o = self.setup.prog.object(id);
         for cell in &o.init {
             let value = match &cell.value {
-                Operand::Addr { obj, .. } => match (self.statics[obj.index()], thread) {
+                Operand::Addr { obj, .. } => match (self.setup.statics[obj.index()], thread) {
                     (StaticObj::Global(_), _) | (StaticObj::ThreadLocal(_), Some(_)) => {
-                        let mut r = Ops { st, t: thread.unwrap_or(0), statics: &self.statics, dm: self.dm, wp: false };
+                        let mut r = Ops { st, t: thread.unwrap_or(0), statics: &self.setup.statics, dm: self.setup.dm, wp: false };
                         r.read(&mut self.pool, &cell.value)
                     }
                     _ => {
                         return Err(VerifyError::Program(format!(
                             "{}: unsupported: the initializer of `{}` takes the address of an object without a single static instance",
-                            self.prog.location(o.span),
+                            self.setup.prog.location(o.span),
                             o.name
                         )))
                     }
@@ -183,12 +183,12 @@ impl<'p> Engine<'p> {
                     )))
                 }
                 other => {
-                    let mut r = Ops { st, t: 0, statics: &self.statics, dm: self.dm, wp: false };
+                    let mut r = Ops { st, t: 0, statics: &self.setup.statics, dm: self.setup.dm, wp: false };
                     r.read(&mut self.pool, other)
                 }
             };
-            let value = value.fit(&mut self.pool, cell.ty, self.dm);
-            let bytes = cell.ty.bytes(self.dm);
+            let value = value.fit(&mut self.pool, cell.ty, self.setup.dm);
+            let bytes = cell.ty.bytes(self.setup.dm);
             if cell.offset + bytes > o.size {
                 return Err(VerifyError::Program(format!(
                     "malformed IR: initializer cell at offset {} of `{}` is outside it",
@@ -211,7 +211,7 @@ impl<'p> Engine<'p> {
             let b = self.pool.bv_const(u64::from(*byte), 8);
             st.mem.store(name, i as u64, 1, SVal::Int(b));
         }
-        let ptr_bytes = self.dm.pointer_bytes();
+        let ptr_bytes = self.setup.dm.pointer_bytes();
         let argv = self.names.object(ObjName::Argv(1));
         st.mem.create(argv, 2 * ptr_bytes, true, false, false);
         let zero = self.pool.bv_const(0, OFFSET_BITS);
@@ -232,7 +232,7 @@ impl<'p> Engine<'p> {
                 off: zero,
             },
         ];
-        let ptr_zero = self.pool.bv_const(0, self.dm.pointer_bits());
+        let ptr_zero = self.pool.bv_const(0, self.setup.dm.pointer_bits());
         args.resize(main.params.len(), SVal::Int(ptr_zero));
         args
     }
@@ -251,10 +251,10 @@ impl<'p> Engine<'p> {
     ) -> Result<Tid, Unsupported> {
         let t = st.threads.len();
         let mut tls = Vec::new();
-        for &obj in &self.tls_objects {
+        for &obj in &self.setup.tls_objects {
             let inst = self.names.object(ObjName::ThreadLocal { thread: key, obj });
             st.mem
-                .create(inst, self.prog.object(obj).size, true, false, false);
+                .create(inst, self.setup.prog.object(obj).size, true, false, false);
             tls.push(inst);
         }
         st.threads.push(Thread {
@@ -267,7 +267,7 @@ impl<'p> Engine<'p> {
             allocs: BTreeMap::new(),
             tls: tls.clone(),
         });
-        for (i, &obj) in self.tls_objects.clone().iter().enumerate() {
+        for (i, &obj) in self.setup.tls_objects.clone().iter().enumerate() {
             self.write_initializer(st, obj, tls[i], Some(t))
                 .map_err(|e| Unsupported(e.to_string()))?;
         }
@@ -301,9 +301,9 @@ impl<'p> Engine<'p> {
         let depth = st.threads[t].frames.len() as u32;
         let mut regs = Vec::with_capacity(func.regs.len());
         for (i, info) in func.regs.iter().enumerate() {
-            let zero = SVal::Int(self.pool.bv_const(0, info.ty.bits(self.dm)));
+            let zero = SVal::Int(self.pool.bv_const(0, info.ty.bits(self.setup.dm)));
             regs.push(zero);
-            if self.wp_on {
+            if self.setup.wp_on {
                 ops.extend(set_op(
                     &self.pool,
                     reg_var(key, depth, RegId(i as u32)),
@@ -313,9 +313,9 @@ impl<'p> Engine<'p> {
         }
         for (i, &param) in func.params.iter().enumerate() {
             let ty = func.reg(param).ty;
-            regs[param.index()] = args[i].fit(&mut self.pool, ty, self.dm);
-            if self.wp_on {
-                let w = wp_args[i].fit(&mut self.pool, ty, self.dm);
+            regs[param.index()] = args[i].fit(&mut self.pool, ty, self.setup.dm);
+            if self.setup.wp_on {
+                let w = wp_args[i].fit(&mut self.pool, ty, self.setup.dm);
                 ops.extend(set_op(&self.pool, reg_var(key, depth, param), w));
             }
         }
@@ -327,7 +327,7 @@ impl<'p> Engine<'p> {
                 obj: s,
             });
             st.mem
-                .create(inst, self.prog.object(s).size, false, false, false);
+                .create(inst, self.setup.prog.object(s).size, false, false, false);
             slots.push(inst);
         }
         Ok(Frame {
@@ -362,9 +362,9 @@ impl<'p> Engine<'p> {
                     let Some(guard) = dropped else {
                         break self.fork(sides, cur, &k);
                     };
-                    self.dropped_guards.push(guard);
+                    self.path.dropped_guards.push(guard);
                     let sub = self.fork(sides, cur, &k);
-                    self.dropped_guards.pop();
+                    self.path.dropped_guards.pop();
                     break sub;
                 }
             }
@@ -388,11 +388,11 @@ impl<'p> Engine<'p> {
         k: &mut StepCtx,
         ops: &mut Vec<WpOp>,
     ) -> Option<Executed> {
-        if self.stop {
+        if self.search.stop {
             return None;
         }
-        if self.trace.len() as u64 > self.cfg.max_events {
-            let detail = format!("a run reached {} visible events", self.cfg.max_events);
+        if self.path.trace.len() as u64 > self.setup.cfg.max_events {
+            let detail = format!("a run reached {} visible events", self.setup.cfg.max_events);
             return Some(Executed::end(End::Bound("max-events", detail)));
         }
         k.cur = cur;
@@ -404,18 +404,18 @@ impl<'p> Engine<'p> {
             let detail = format!("a step ran more than {MAX_STEP_STATEMENTS} statements");
             return Some(Executed::end(End::Bound("max-events", detail)));
         }
-        let events = self.trace.len();
+        let events = self.path.trace.len();
         let mut done = self.exec_one(st, cur, k, ops);
-        if self.trace.len() > events {
-            k.mark_fresh(cur, self.inputs.len(), self.pcon.len());
+        if self.path.trace.len() > events {
+            k.mark_fresh(cur, self.path.inputs.len(), self.path.pcon.len());
         }
         match done.flow {
-            Flow::Next if self.trace.len() == events => {
+            Flow::Next if self.path.trace.len() == events => {
                 if let Some(end) = self.local_loop(st, cur, k) {
                     done.flow = Flow::End(end);
                 }
             }
-            Flow::Switch(c) => k.mark_fresh(c, self.inputs.len(), self.pcon.len()),
+            Flow::Switch(c) => k.mark_fresh(c, self.path.inputs.len(), self.path.pcon.len()),
             _ => {}
         }
         Some(done)
@@ -428,7 +428,7 @@ impl<'p> Engine<'p> {
     fn local_loop(&mut self, st: &State, t: Tid, k: &mut StepCtx) -> Option<End> {
         let th = &st.threads[t];
         let f = th.frames.last()?;
-        if f.index != 0 || !self.loop_headers.contains(&(f.func, f.block)) {
+        if f.index != 0 || !self.setup.loop_headers.contains(&(f.func, f.block)) {
             return None;
         }
         let fp = {
@@ -450,7 +450,7 @@ impl<'p> Engine<'p> {
             .iter()
             .any(|(h, u, fr)| *h == fp && *u == t && same(fr))
         {
-            let span = self.prog.function(f.func).blocks[f.block as usize]
+            let span = self.setup.prog.function(f.func).blocks[f.block as usize]
                 .term
                 .span;
             return Some(End::AssumeFalse {
@@ -492,7 +492,7 @@ impl<'p> Engine<'p> {
             }
             _ => return Executed::parked(),
         }
-        let prog = self.prog;
+        let prog = self.setup.prog;
         let frame = st.top(cur);
         let func = prog.function(frame.func);
         let block = &func.blocks[frame.block as usize];
@@ -528,20 +528,25 @@ impl<'p> Engine<'p> {
         let mut r = Ops {
             st,
             t,
-            statics: &self.statics,
-            dm: self.dm,
+            statics: &self.setup.statics,
+            dm: self.setup.dm,
             wp: false,
         };
-        let f = value::eval_rvalue(&mut self.pool, self.dm, rv, &mut r)?;
-        let w = if self.wp_on {
+        let f = value::eval_rvalue(&mut self.pool, self.setup.dm, rv, &mut r)?;
+        let w = if self.setup.wp_on {
             let mut r = Ops {
                 st,
                 t,
-                statics: &self.statics,
-                dm: self.dm,
+                statics: &self.setup.statics,
+                dm: self.setup.dm,
                 wp: true,
             };
-            Some(value::eval_rvalue(&mut self.pool, self.dm, rv, &mut r)?)
+            Some(value::eval_rvalue(
+                &mut self.pool,
+                self.setup.dm,
+                rv,
+                &mut r,
+            )?)
         } else {
             None
         };
@@ -553,19 +558,19 @@ impl<'p> Engine<'p> {
         let mut r = Ops {
             st,
             t,
-            statics: &self.statics,
-            dm: self.dm,
+            statics: &self.setup.statics,
+            dm: self.setup.dm,
             wp: false,
         };
         let f = r.read(&mut self.pool, op);
-        if !self.wp_on {
+        if !self.setup.wp_on {
             return (f, f);
         }
         let mut r = Ops {
             st,
             t,
-            statics: &self.statics,
-            dm: self.dm,
+            statics: &self.setup.statics,
+            dm: self.setup.dm,
             wp: true,
         };
         (f, r.read(&mut self.pool, op))
@@ -581,12 +586,12 @@ impl<'p> Engine<'p> {
         vw: SVal,
         ops: &mut Vec<WpOp>,
     ) {
-        let func = self.prog.function(st.top(t).func);
+        let func = self.setup.prog.function(st.top(t).func);
         let ty = func.reg(reg).ty;
-        let v = v.fit(&mut self.pool, ty, self.dm);
+        let v = v.fit(&mut self.pool, ty, self.setup.dm);
         st.top_mut(t).regs[reg.index()] = v;
-        if self.wp_on {
-            let vw = vw.fit(&mut self.pool, ty, self.dm);
+        if self.setup.wp_on {
+            let vw = vw.fit(&mut self.pool, ty, self.setup.dm);
             let th = &st.threads[t];
             let var = reg_var(th.key, th.frames.len() as u32 - 1, reg);
             ops.extend(set_op(&self.pool, var, vw));
@@ -596,7 +601,7 @@ impl<'p> Engine<'p> {
     /// Records, for the weakest precondition, that the forward run decided on
     /// `wp_term == value` (an address, a thread id, a size it needed as a constant).
     pub fn decide(&mut self, ops: &mut Vec<WpOp>, wp_term: Option<TermId>, value: u64) {
-        let Some(t) = wp_term.filter(|_| self.wp_on) else {
+        let Some(t) = wp_term.filter(|_| self.setup.wp_on) else {
             return;
         };
         if self.pool.as_bv(t).is_none() {
@@ -608,7 +613,7 @@ impl<'p> Engine<'p> {
 
     /// Records, for the weakest precondition, a condition the forward run found true.
     pub fn decide_truth(&mut self, ops: &mut Vec<WpOp>, cond_wp: TermId) {
-        if self.wp_on && !self.pool.is_true(cond_wp) {
+        if self.setup.wp_on && !self.pool.is_true(cond_wp) {
             ops.push(WpOp::Assume(cond_wp));
         }
     }
@@ -754,10 +759,10 @@ impl<'p> Engine<'p> {
                     return self.pin_fork(st, sz_t, wpt, "an allocation size");
                 };
                 self.decide(ops, sz_w.term(), n);
-                if st.mem.heap_bytes.saturating_add(n) > self.cfg.max_memory {
+                if st.mem.heap_bytes.saturating_add(n) > self.setup.cfg.max_memory {
                     let detail = format!(
                         "the live heap blocks would exceed {} MiB at {}",
-                        self.cfg.max_memory >> 20,
+                        self.setup.cfg.max_memory >> 20,
                         self.location(stmt.span)
                     );
                     return Flow::End(End::Bound("memory", detail));
@@ -781,7 +786,7 @@ impl<'p> Engine<'p> {
             StmtKind::Free { ptr } => return self.free(st, t, stmt, ptr, k, ops),
             StmtKind::Print { dst, format, args } => {
                 let func = st.top(t).func;
-                let used = dst.is_some_and(|d| self.read_regs[func.index()].contains(&d));
+                let used = dst.is_some_and(|d| self.setup.read_regs[func.index()].contains(&d));
                 if let Some(flow) = self.print(st, t, stmt, used, format, args) {
                     return flow;
                 }
@@ -805,8 +810,8 @@ impl<'p> Engine<'p> {
         ty: Scalar,
         stmt: analysis::ir::StmtId,
     ) -> SVal {
-        match self.cfg.uninit {
-            UninitPolicy::Zero => SVal::Int(self.pool.bv_const(0, ty.bits(self.dm))),
+        match self.setup.cfg.uninit {
+            UninitPolicy::Zero => SVal::Int(self.pool.bv_const(0, ty.bits(self.setup.dm))),
             UninitPolicy::Nondet => SVal::Int(self.new_input(st, t, ty, stmt, InputSource::Uninit)),
         }
     }
@@ -836,7 +841,7 @@ impl<'p> Engine<'p> {
         let Some(&(_, i0, p0)) = k.fresh.iter().find(|(u, _, _)| *u == t) else {
             return false;
         };
-        let fresh: rustc_hash::FxHashSet<Var> = self.inputs[i0.min(self.inputs.len())..]
+        let fresh: rustc_hash::FxHashSet<Var> = self.path.inputs[i0.min(self.path.inputs.len())..]
             .iter()
             .filter(|r| r.tid == t)
             .map(|r| r.var)
@@ -850,10 +855,12 @@ impl<'p> Engine<'p> {
         if !touches || !only {
             return false;
         }
-        let mixed = self.pcon[p0.min(self.pcon.len())..].iter().any(|&conj| {
-            let (touches, only) = private(&self.pool, conj);
-            touches && !only
-        });
+        let mixed = self.path.pcon[p0.min(self.path.pcon.len())..]
+            .iter()
+            .any(|&conj| {
+                let (touches, only) = private(&self.pool, conj);
+                touches && !only
+            });
         !mixed && self.feasible(c) == Some(true)
     }
 
@@ -935,7 +942,7 @@ impl<'p> Engine<'p> {
             wps.push(w);
         }
         st.top_mut(t).index += 1;
-        let func = self.prog.function(target);
+        let func = self.setup.prog.function(target);
         if !func.is_defined() {
             if let (Some(dst), Some(ty)) = (dst, func.ret) {
                 let src = InputSource::Havoc(func.name.clone());
@@ -944,7 +951,7 @@ impl<'p> Engine<'p> {
             }
             return Flow::Next;
         }
-        if let Some(bound) = self.cfg.unwind {
+        if let Some(bound) = self.setup.cfg.unwind {
             let active = st.threads[t]
                 .frames
                 .iter()
@@ -1158,7 +1165,7 @@ impl<'p> Engine<'p> {
                 let (v, vw) = self.operand2(st, t, value);
                 self.pop_all_frames(st, t, k);
                 let key = st.threads[t].key;
-                if self.wp_on {
+                if self.setup.wp_on {
                     ops.extend(set_op(&self.pool, ret_var(key), vw));
                 }
                 st.threads[t].status = Status::Ending {
@@ -1200,7 +1207,7 @@ impl<'p> Engine<'p> {
         let func = frame.func;
         frame.block = block;
         frame.index = 0;
-        if self.back_edges.contains(&(func, from, block)) {
+        if self.setup.back_edges.contains(&(func, from, block)) {
             let count = match frame.loops.iter_mut().find(|(h, _)| *h == block) {
                 Some((_, n)) => {
                     *n += 1;
@@ -1211,7 +1218,7 @@ impl<'p> Engine<'p> {
                     1
                 }
             };
-            if let Some(bound) = self.cfg.unwind {
+            if let Some(bound) = self.setup.cfg.unwind {
                 if count > bound {
                     let detail = format!(
                         "a loop at {} ran more than {bound} iterations",
@@ -1236,7 +1243,7 @@ impl<'p> Engine<'p> {
         ops: &mut Vec<WpOp>,
     ) -> Flow {
         let value = value.map(|v| self.operand2(st, t, v));
-        let ret_ty = self.prog.function(st.top(t).func).ret;
+        let ret_ty = self.setup.prog.function(st.top(t).func).ret;
         let frame = st.threads[t]
             .frames
             .pop()
@@ -1244,10 +1251,10 @@ impl<'p> Engine<'p> {
         self.kill_slots(st, &frame.slots, k);
         let key = st.threads[t].key;
         if st.threads[t].frames.is_empty() {
-            let bits = ret_ty.map_or(self.dm.pointer_bits(), |ty| ty.bits(self.dm));
+            let bits = ret_ty.map_or(self.setup.dm.pointer_bits(), |ty| ty.bits(self.setup.dm));
             let zero = SVal::Int(self.pool.bv_const(0, bits));
             let (v, vw) = value.unwrap_or((zero, zero));
-            if self.wp_on {
+            if self.setup.wp_on {
                 ops.extend(set_op(&self.pool, ret_var(key), vw));
             }
             st.threads[t].status = Status::Ending {
@@ -1261,7 +1268,7 @@ impl<'p> Engine<'p> {
             let (v, vw) = match value {
                 Some(x) => x,
                 None => {
-                    let ty = self.prog.function(st.top(t).func).reg(dst).ty;
+                    let ty = self.setup.prog.function(st.top(t).func).reg(dst).ty;
                     let v = self.uninit_value(st, t, ty, term.id);
                     (v, v)
                 }
@@ -1287,11 +1294,12 @@ impl<'p> Engine<'p> {
             st.mem.kill(s);
             k.touch(super::dpor::Access::write(super::dpor::Loc::Obj(s)));
         }
-        if st.mem.get(self.dead_marker).is_none() {
-            st.mem.create(self.dead_marker, 0, false, false, false);
-            st.mem.kill(self.dead_marker);
+        if st.mem.get(self.setup.dead_marker).is_none() {
+            st.mem
+                .create(self.setup.dead_marker, 0, false, false, false);
+            st.mem.kill(self.setup.dead_marker);
         }
-        st.invalidate_pointers(slots, self.dead_marker);
+        st.invalidate_pointers(slots, self.setup.dead_marker);
         for &s in slots {
             st.mem.objects.remove(&s);
         }

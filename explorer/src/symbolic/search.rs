@@ -28,8 +28,8 @@ impl<'p> Engine<'p> {
         let Some(t) = k.tid else {
             return self.node(st, Vec::new(), vec![VClock::default()]);
         };
-        let idx = self.dpor.nodes.len() - 1;
-        let parent = &self.dpor.nodes[idx];
+        let idx = self.search.dpor.nodes.len() - 1;
+        let parent = &self.search.dpor.nodes[idx];
         let start = parent.clocks.get(t).cloned().unwrap_or_default();
         let sleep: Vec<(Tid, Footprint)> = parent
             .sleep
@@ -39,7 +39,10 @@ impl<'p> Engine<'p> {
             .collect();
         let mut clocks = parent.clocks.clone();
         let outside = self.step_outside(idx, t, &k);
-        let clock = self.dpor.clock_of_sliced(t, &start, &k.foot, outside);
+        let clock = self
+            .search
+            .dpor
+            .clock_of_sliced(t, &start, &k.foot, outside);
         set_clock(&mut clocks, t, clock.clone());
         for &c in &k.created {
             set_clock(&mut clocks, c, clock.clone());
@@ -48,19 +51,28 @@ impl<'p> Engine<'p> {
         // DPOR's race check uses for pending events). The event's clock would also
         // count the very dependences a later reordering must be able to reverse.
         let own = self.step_rw(&st, &k, &start, false);
-        self.dpor.outside.truncate(self.dpor.events.len());
-        self.dpor.outside.resize(self.dpor.events.len(), false);
-        self.dpor.outside.push(outside);
-        self.dpor.events.push(EventInfo {
+        self.search
+            .dpor
+            .outside
+            .truncate(self.search.dpor.events.len());
+        self.search
+            .dpor
+            .outside
+            .resize(self.search.dpor.events.len(), false);
+        self.search.dpor.outside.push(outside);
+        self.search.dpor.events.push(EventInfo {
             tid: t,
             node: idx,
             foot: k.foot,
             clock,
         });
         let mut sub = self.node(st, sleep, clocks);
-        self.dpor.events.pop();
-        self.dpor.outside.truncate(self.dpor.events.len());
-        if !self.stop {
+        self.search.dpor.events.pop();
+        self.search
+            .dpor
+            .outside
+            .truncate(self.search.dpor.events.len());
+        if !self.search.stop {
             sub.rw.extend(own);
         }
         sub
@@ -74,7 +86,7 @@ impl<'p> Engine<'p> {
     /// scheduled differently.
     pub fn node(&mut self, st: State, sleep: Vec<(Tid, Footprint)>, clocks: Vec<VClock>) -> Sub {
         let mut sub = self.node_inner(st.clone(), sleep, clocks);
-        if self.wp_on && !self.stop && !self.pool.is_false(sub.wp) {
+        if self.setup.wp_on && !self.search.stop && !self.pool.is_false(sub.wp) {
             let pending = self.pending_assumptions(&st);
             sub.wp = self.pool.and(sub.wp, pending);
         }
@@ -92,7 +104,7 @@ impl<'p> Engine<'p> {
             let Some(f) = st.threads[t].frames.last() else {
                 continue;
             };
-            let func = self.prog.function(f.func);
+            let func = self.setup.prog.function(f.func);
             let Some(stmt) = func.blocks[f.block as usize].stmts.get(f.index as usize) else {
                 continue;
             };
@@ -129,11 +141,11 @@ impl<'p> Engine<'p> {
     }
 
     fn node_inner(&mut self, st: State, sleep: Vec<(Tid, Footprint)>, clocks: Vec<VClock>) -> Sub {
-        self.stats.states += 1;
+        self.search.stats.states += 1;
         if self.out_of_time() {
             return self.nothing();
         }
-        let dpor = self.cfg.strategy != Strategy::Baseline;
+        let dpor = self.setup.cfg.strategy != Strategy::Baseline;
         if dpor {
             for p in 0..st.threads.len() {
                 if !st.is_live(p) {
@@ -142,7 +154,9 @@ impl<'p> Engine<'p> {
                 if let Some(foot) = self.pending_footprint(&st, p) {
                     let c = clocks.get(p).cloned().unwrap_or_default();
                     let outside = self.pending_outside(&st, p, &foot);
-                    self.dpor.races_of_pending_sliced(p, &c, &foot, outside);
+                    self.search
+                        .dpor
+                        .races_of_pending_sliced(p, &c, &foot, outside);
                 }
             }
         }
@@ -152,7 +166,7 @@ impl<'p> Engine<'p> {
         let stuck = enabled
             .iter()
             .all(|&t| !self.is_enabled_without_wakeup(&st, t));
-        if enabled.is_empty() || (stuck && self.cfg.checks.deadlock) {
+        if enabled.is_empty() || (stuck && self.setup.cfg.checks.deadlock) {
             return self.terminal(&st);
         }
         let fp = st.fingerprint();
@@ -160,15 +174,15 @@ impl<'p> Engine<'p> {
             // The path returned to the state of node m (a spin loop, say): everything
             // from here is explored from m, which is expanded fully. The cut subtree
             // claims nothing for summaries.
-            self.dpor.nodes[m].expand_fully();
-            self.stats.partial_runs += 1;
-            self.stats.cycles += 1;
+            self.search.dpor.nodes[m].expand_fully();
+            self.search.stats.partial_runs += 1;
+            self.search.stats.cycles += 1;
             return self.nothing();
         }
         if let Some(sub) = self.type_a_cut(&st, &clocks) {
             return sub;
         }
-        let key = self.wp_on.then(|| st.key(&self.pool));
+        let key = self.setup.wp_on.then(|| st.key(&self.pool));
         if let Some(key) = &key {
             if let Some(sub) = self.try_prune(&st, key, &clocks) {
                 return sub;
@@ -178,7 +192,7 @@ impl<'p> Engine<'p> {
             // Round-robin from the thread of the previous step (the interpreter's default
             // schedule): a first run that alternates threads visits the nodes that later
             // reorderings come back to, so summaries prune them early.
-            let last = self.dpor.events.last().map_or(0, |e| e.tid + 1);
+            let last = self.search.dpor.events.last().map_or(0, |e| e.tid + 1);
             let awake = |t: &&Tid| !sleep.iter().any(|(u, _)| u == *t);
             let first = enabled
                 .iter()
@@ -189,8 +203,8 @@ impl<'p> Engine<'p> {
                 Some(&t) => BTreeSet::from([t]),
                 None => {
                     self.trace_event(|| "all enabled threads asleep".to_string());
-                    self.stats.partial_runs += 1;
-                    self.stats.sleep_blocked += 1;
+                    self.search.stats.partial_runs += 1;
+                    self.search.stats.sleep_blocked += 1;
                     return self.safe();
                 }
             }
@@ -198,7 +212,7 @@ impl<'p> Engine<'p> {
             enabled.iter().copied().collect()
         };
         let sleep_free = sleep.is_empty();
-        self.dpor.nodes.push(NodeInfo {
+        self.search.dpor.nodes.push(NodeInfo {
             enabled,
             backtrack: initial,
             done: BTreeSet::new(),
@@ -206,35 +220,35 @@ impl<'p> Engine<'p> {
             clocks,
             state: Some((fp, st.clone())),
         });
-        let idx = self.dpor.nodes.len() - 1;
-        self.on_stack.entry(fp).or_default().push(idx);
+        let idx = self.search.dpor.nodes.len() - 1;
+        self.search.on_stack.entry(fp).or_default().push(idx);
         let mut wp = self.pool.tru();
         let mut rw = Accesses::default();
         while let Some(t) = self.next_thread(idx) {
-            if self.stop {
+            if self.search.stop {
                 break;
             }
-            self.dpor.nodes[idx].done.insert(t);
-            let (trace, inputs) = (self.trace.len(), self.inputs.len());
+            self.search.dpor.nodes[idx].done.insert(t);
+            let (trace, inputs) = (self.path.trace.len(), self.path.inputs.len());
             let sub = self.run(st.clone(), t, StepCtx::of(t));
-            self.trace.truncate(trace);
-            self.inputs.truncate(inputs);
-            if self.wp_on {
+            self.path.trace.truncate(trace);
+            self.path.inputs.truncate(inputs);
+            if self.setup.wp_on {
                 wp = self.pool.and(wp, sub.wp);
                 wp = self.capped(wp);
                 rw.extend(sub.rw);
             }
             if dpor {
                 if let Some(f) = self.pending_footprint(&st, t) {
-                    self.dpor.nodes[idx].sleep.push((t, f));
+                    self.search.dpor.nodes[idx].sleep.push((t, f));
                 }
             }
         }
-        self.dpor.nodes.pop();
-        if let Some(v) = self.on_stack.get_mut(&fp) {
+        self.search.dpor.nodes.pop();
+        if let Some(v) = self.search.on_stack.get_mut(&fp) {
             v.pop();
         }
-        if self.stop {
+        if self.search.stop {
             // The search is over: nothing recorded on the way back can be used, and
             // merging the subtree's accesses costs as much as the search (the deadline
             // must hold).
@@ -242,13 +256,13 @@ impl<'p> Engine<'p> {
         }
         if let Some(key) = key {
             let keys: Vec<ThreadKey> = st.threads.iter().map(|th| th.key).collect();
-            let mut table = rw.relative_to(&keys, self.dpor.events.len());
+            let mut table = rw.relative_to(&keys, self.search.dpor.events.len());
             if !sleep_free {
                 // A sleep set left executions out of the subtree: its races are not all
                 // known.
                 table.values_mut().for_each(|r| r.covered = false);
             }
-            self.record_summary(&st, key, wp, sleep_free && !self.stop, &table);
+            self.record_summary(&st, key, wp, sleep_free && !self.search.stop, &table);
         }
         Sub { wp, rw }
     }
@@ -260,7 +274,7 @@ impl<'p> Engine<'p> {
         if !k.created.is_empty() {
             return false;
         }
-        self.dpor.nodes[idx]
+        self.search.dpor.nodes[idx]
             .state
             .as_ref()
             .is_some_and(|(_, parent)| self.pending_outside(parent, t, &k.foot))
@@ -268,7 +282,7 @@ impl<'p> Engine<'p> {
 
     /// Is thread `p`'s pending event (footprint `foot`) outside the slice?
     fn pending_outside(&self, st: &State, p: Tid, foot: &[super::dpor::Access]) -> bool {
-        let Some(tb) = self.type_b.as_ref() else {
+        let Some(tb) = self.setup.type_b.as_ref() else {
             return false;
         };
         if st.threads[p].status != Status::AtEvent {
@@ -283,7 +297,7 @@ impl<'p> Engine<'p> {
     /// accesses the skipped code may make would not race with the path in a way DPOR has
     /// not covered yet (see [`super::reach`]).
     fn type_a_cut(&mut self, st: &State, clocks: &[VClock]) -> Option<Sub> {
-        let reach = self.reach.as_ref()?;
+        let reach = self.setup.reach.as_ref()?;
         let mut accesses: Vec<(Tid, super::dpor::Access)> = Vec::new();
         for (t, th) in st.threads.iter().enumerate() {
             if !st.is_live(t) {
@@ -321,15 +335,15 @@ impl<'p> Engine<'p> {
         let mut rw = Accesses::default();
         for (t, a) in accesses {
             let clock = clocks.get(t).cloned().unwrap_or_default();
-            if self.dpor.repair_needed(Some(t), &clock, &a) {
+            if self.search.dpor.repair_needed(Some(t), &clock, &a) {
                 return None;
             }
-            let last = self.dpor.last_race(t, &clock, &a);
+            let last = self.search.dpor.last_race(t, &clock, &a);
             rw.add((st.threads[t].key, a), &clock, last);
         }
-        self.stats.partial_runs += 1;
-        self.stats.slice_skips += 1;
-        self.stats.type_a_cuts += 1;
+        self.search.stats.partial_runs += 1;
+        self.search.stats.slice_skips += 1;
+        self.search.stats.type_a_cuts += 1;
         Some(Sub {
             wp: self.pool.tru(),
             rw,
@@ -338,8 +352,8 @@ impl<'p> Engine<'p> {
 
     /// The index of a node on the path whose state equals `st`.
     fn revisited(&self, fp: u64, st: &State) -> Option<usize> {
-        self.on_stack.get(&fp)?.iter().copied().find(|&m| {
-            self.dpor.nodes[m]
+        self.search.on_stack.get(&fp)?.iter().copied().find(|&m| {
+            self.search.dpor.nodes[m]
                 .state
                 .as_ref()
                 .is_some_and(|(_, s)| s.same_as(st))
@@ -349,7 +363,7 @@ impl<'p> Engine<'p> {
     /// The next thread to explore from node `idx`: in the backtrack set, not done, not
     /// asleep.
     fn next_thread(&self, idx: usize) -> Option<Tid> {
-        let n = &self.dpor.nodes[idx];
+        let n = &self.search.dpor.nodes[idx];
         n.backtrack
             .iter()
             .copied()
@@ -362,7 +376,7 @@ impl<'p> Engine<'p> {
         let blocked = (0..st.threads.len()).find(|&t| st.is_live(t));
         match blocked {
             None => {
-                self.stats.runs += 1;
+                self.search.stats.runs += 1;
                 self.safe()
             }
             Some(t) => {
@@ -379,10 +393,10 @@ impl<'p> Engine<'p> {
         match th.status {
             Status::Waiting { stmt, .. }
             | Status::Reacquire { stmt, .. }
-            | Status::Ending { stmt, .. } => self.prog.stmt(stmt).span(),
+            | Status::Ending { stmt, .. } => self.setup.prog.stmt(stmt).span(),
             _ => {
                 let f = th.frames.last().expect("a blocked thread has a frame");
-                let block = &self.prog.function(f.func).blocks[f.block as usize];
+                let block = &self.setup.prog.function(f.func).blocks[f.block as usize];
                 block
                     .stmts
                     .get(f.index as usize)
@@ -417,7 +431,7 @@ impl<'p> Engine<'p> {
             None
         };
         let ps = ps.filter(|p| !self.pool.is_false(*p));
-        if let Some(table) = self.summaries.as_mut() {
+        if let Some(table) = self.search.summaries.as_mut() {
             table.record(&mut self.pool, key, ps, rw);
         }
     }
@@ -426,7 +440,7 @@ impl<'p> Engine<'p> {
     /// subtree's result.
     fn try_prune(&mut self, st: &State, key: &[u64], clocks: &[VClock]) -> Option<Sub> {
         let (ps, rw) = {
-            let known = self.summaries.as_ref()?.lookup(key)?;
+            let known = self.search.summaries.as_ref()?.lookup(key)?;
             (known.ps?, known.rw.clone())
         };
         let cursors = Self::cursors(st);
@@ -438,15 +452,15 @@ impl<'p> Engine<'p> {
         )?;
         let inst = self.instantiate(st, here)?;
         let violated = self.pool.not(inst);
-        if self.model.holds(&self.pool, violated) == Some(true) {
+        if self.path.model.holds(&self.pool, violated) == Some(true) {
             return None;
         }
         if self.feasible(violated) != Some(false) {
             return None;
         }
         let rw = self.repair(st, &rw, clocks)?;
-        self.stats.partial_runs += 1;
-        self.stats.pruned += 1;
+        self.search.stats.partial_runs += 1;
+        self.search.stats.pruned += 1;
         self.trace_event(|| format!("pruned by the summary {}", self.pool.display(here)));
         Some(Sub { wp: here, rw })
     }
@@ -524,7 +538,7 @@ impl<'p> Engine<'p> {
             .fold(clocks.first().cloned().unwrap_or_default(), |acc, c| {
                 acc.meet(c)
             });
-        let here = self.dpor.events.len();
+        let here = self.search.dpor.events.len();
         let mut out = Accesses::default();
         for (&(thread, access), rec) in rw {
             let p = by_key.get(&thread).copied();
@@ -548,15 +562,17 @@ impl<'p> Engine<'p> {
                 out.add((thread, access), &clock, Some(here));
                 continue;
             }
-            if self.cfg.strategy != Strategy::Baseline {
-                match self.cfg.repair {
-                    Repair::Add => self.dpor.repair(p, &clock, &access),
-                    Repair::Strict if self.dpor.repair_needed(p, &clock, &access) => return None,
+            if self.setup.cfg.strategy != Strategy::Baseline {
+                match self.setup.cfg.repair {
+                    Repair::Add => self.search.dpor.repair(p, &clock, &access),
+                    Repair::Strict if self.search.dpor.repair_needed(p, &clock, &access) => {
+                        return None
+                    }
                     Repair::Strict => {}
                 }
             }
             let last = match p {
-                Some(p) => self.dpor.last_race(p, &clock, &access),
+                Some(p) => self.search.dpor.last_race(p, &clock, &access),
                 None => None,
             };
             out.add((thread, access), &clock, last);

@@ -283,7 +283,7 @@ impl<'p> Engine<'p> {
         cur: Tid,
         sides: Vec<Side>,
     ) -> (Vec<Side>, Option<TermId>) {
-        if sides.len() < 2 || !self.type_b_branches || !self.is_type_b_branch(st, cur) {
+        if sides.len() < 2 || !self.setup.type_b_branches || !self.is_type_b_branch(st, cur) {
             return (sides, None);
         }
         // Prefer a side that goes on over one that ends the run at once (at a bound).
@@ -316,8 +316,8 @@ impl<'p> Engine<'p> {
         if !skipped {
             return (vec![side], None);
         }
-        self.stats.type_b_branches += 1;
-        self.stats.slice_skips += 1;
+        self.search.stats.type_b_branches += 1;
+        self.search.stats.slice_skips += 1;
         self.trace_event(|| "type B: one side of a branch outside the slice".to_string());
         let guard = side.guard;
         side.guard = self.pool.tru();
@@ -328,13 +328,13 @@ impl<'p> Engine<'p> {
 
     /// Is thread `cur` of `st` at a symbolic branch outside the slice?
     fn is_type_b_branch(&self, st: &State, cur: Tid) -> bool {
-        let Some(tb) = self.type_b.as_ref() else {
+        let Some(tb) = self.setup.type_b.as_ref() else {
             return false;
         };
         let Some(f) = st.threads[cur].frames.last() else {
             return false;
         };
-        let block = &self.prog.function(f.func).blocks[f.block as usize];
+        let block = &self.setup.prog.function(f.func).blocks[f.block as usize];
         f.index as usize >= block.stmts.len()
             && matches!(block.term.kind, TermKind::Branch { .. })
             && tb.outside(block.term.id)

@@ -21,8 +21,8 @@ pub fn build_and_replay(
     message: &str,
     span: Span,
 ) -> Result<Found, VerifyError> {
-    let witness = of_path(e, &e.inputs, model, &e.trace);
-    let replayed = replay(e.prog, &witness).map(|x| x.outcome);
+    let witness = of_path(e, &e.path.inputs, model, &e.path.trace);
+    let replayed = replay(e.setup.prog, &witness).map(|x| x.outcome);
     let ok = matches!(&replayed, Ok(Outcome::Violation(v)) if v.kind == kind && v.span == span);
     if !ok {
         return Err(VerifyError::WitnessDidNotReplay {
@@ -36,6 +36,7 @@ pub fn build_and_replay(
         _ => 0,
     };
     let steps = e
+        .path
         .trace
         .iter()
         .map(|s| WitnessStep {
@@ -48,7 +49,7 @@ pub fn build_and_replay(
                 EventKind::ThreadEnd => "thread_end",
             }
             .to_string(),
-            text: statement_text(e.prog, s.stmt),
+            text: statement_text(e.setup.prog, s.stmt),
         })
         .collect();
     Ok(Found {
@@ -77,7 +78,7 @@ fn statement_text(prog: &analysis::ir::Program, id: analysis::ir::StmtId) -> Str
 
 /// The witness of the engine's current path.
 pub fn build(e: &Engine<'_>) -> Witness {
-    of_path(e, &e.inputs, &e.model, &e.trace)
+    of_path(e, &e.path.inputs, &e.path.model, &e.path.trace)
 }
 
 /// The witness of a path: the inputs it read, valued by `model` (which satisfies its
@@ -89,7 +90,7 @@ pub fn of_path(
     model: &Assignment,
     trace: &[TraceItem],
 ) -> Witness {
-    let dm = e.prog.data_model;
+    let dm = e.setup.prog.data_model;
     let inputs = inputs
         .iter()
         .map(|r| {
@@ -109,15 +110,15 @@ pub fn of_path(
     Witness {
         format: WITNESS_FORMAT.to_string(),
         version: WITNESS_VERSION,
-        program: e.cfg.program_name.clone(),
+        program: e.setup.cfg.program_name.clone(),
         data_model: match dm {
             DataModel::Ilp32 => "ilp32",
             DataModel::Lp64 => "lp64",
         }
         .to_string(),
-        uninit: e.cfg.uninit,
+        uninit: e.setup.cfg.uninit,
         inputs,
         schedule: trace.iter().map(|s| ThreadId(s.tid as u32)).collect(),
-        spurious_wakeups: e.cfg.spurious_wakeups,
+        spurious_wakeups: e.setup.cfg.spurious_wakeups,
     }
 }

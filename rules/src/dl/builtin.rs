@@ -262,6 +262,39 @@ pub const BUILTINS: &[Builtin] = &[
         },
     },
     Builtin {
+        name: "ends_by",
+        rule_set: "happens-before",
+        columns: &[("stmt", 's'), ("anchor", 's')],
+        doc: "every run of the memory access stmt ends before anchor ends (itself, its call sites, joins of its thread)",
+        rows: |_, a, _, out| {
+            for (x, y) in a.happens_before.ends_by() {
+                out.extend([s(x), s(y)]);
+            }
+        },
+    },
+    Builtin {
+        name: "begins_after",
+        rule_set: "happens-before",
+        columns: &[("stmt", 's'), ("anchor", 's')],
+        doc: "every run of the memory access stmt begins after anchor begins (itself, its call sites, creations of its thread)",
+        rows: |_, a, _, out| {
+            for (x, y) in a.happens_before.begins_after() {
+                out.extend([s(x), s(y)]);
+            }
+        },
+    },
+    Builtin {
+        name: "created",
+        rule_set: "happens-before",
+        columns: &[("stmt", 's'), ("create", 's')],
+        doc: "every run of the memory access stmt begins after the creation site create ended",
+        rows: |_, a, _, out| {
+            for (x, y) in a.happens_before.created() {
+                out.extend([s(x), s(y)]);
+            }
+        },
+    },
+    Builtin {
         name: "dep",
         rule_set: "dependence",
         columns: &[("stmt", 's'), ("on", 's'), ("kind", 's'), ("class", 'n')],
@@ -347,6 +380,41 @@ pub const BUILTINS: &[Builtin] = &[
         doc: "the forward slice of every error site",
         rows: |facts, a, _, out| {
             out.extend(a.slice(&targets(facts), Direction::Forward).into_iter().map(s))
+        },
+    },
+    Builtin {
+        name: "abs_node",
+        rule_set: "abstract-system",
+        columns: &[("stmt", 's'), ("role", 's')],
+        doc: "a location of the abstract system of every error site, with its role (target, thread_start, call_site, start, branch, guard, successor, definition, acquire, release)",
+        rows: |facts, a, sy, out| {
+            for (&st, roles) in &a.abstract_system(facts, &targets(facts)).nodes {
+                for r in roles {
+                    out.extend([s(st), sy.intern(r.key())]);
+                }
+            }
+        },
+    },
+    Builtin {
+        name: "abs_edge",
+        rule_set: "abstract-system",
+        columns: &[("from", 's'), ("to", 's'), ("kind", 's')],
+        doc: "an edge of the abstract system of every error site: flow (a CFG path with no other location on it) or call",
+        rows: |facts, a, sy, out| {
+            for (x, y, k) in a.abstract_system(facts, &targets(facts)).edges {
+                out.extend([s(x), s(y), sy.intern(k.key())]);
+            }
+        },
+    },
+    Builtin {
+        name: "desired",
+        rule_set: "abstract-system",
+        columns: &[("branch", 's'), ("successor", 's')],
+        doc: "the successor a branch of the abstract system must take toward the error sites",
+        rows: |facts, a, _, out| {
+            for (x, y) in a.abstract_system(facts, &targets(facts)).desired {
+                out.extend([s(x), s(y)]);
+            }
         },
     },
     Builtin {

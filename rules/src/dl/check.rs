@@ -2,7 +2,7 @@
 //! every variable grounded, negation and `count` stratified, each rule compiled to a
 //! sequence of joins (one variant per recursive body atom for semi-naive evaluation).
 
-use super::syntax::{ArithOp, Ast, Atom, CmpOp, Expr, Literal, Pos, Rule, Type};
+use super::syntax::{Agg, ArithOp, Ast, Atom, CmpOp, Expr, Literal, Pos, Rule, Type};
 use super::value::Symbols;
 use super::DlError;
 use std::collections::HashMap;
@@ -48,6 +48,8 @@ pub enum CExpr {
     Arith(ArithOp, Box<CExpr>, Box<CExpr>),
     Neg(Box<CExpr>),
     Count(Vec<Op>),
+    /// `agg target : { ops }`: `None` (no value) for `min`/`max` of no match.
+    Aggregate(Agg, Box<CExpr>, Vec<Op>),
 }
 
 #[derive(Clone, Debug)]
@@ -287,7 +289,12 @@ impl RuleCx<'_> {
     /// The type of an expression, where it can be told without the variables' types.
     fn check_type(&self, e: &Expr, want: Type) -> Result<(), DlError> {
         let got = match e {
-            Expr::Num(..) | Expr::Arith(..) | Expr::Neg(..) | Expr::Count(..) => Type::Number,
+            Expr::Num(..)
+            | Expr::Arith(..)
+            | Expr::Neg(..)
+            | Expr::Ord(..)
+            | Expr::Count(..)
+            | Expr::Aggregate(..) => Type::Number,
             Expr::Str(..) => Type::Symbol,
             _ => return Ok(()),
         };
@@ -312,8 +319,11 @@ fn vars_of(e: &Expr, out: &mut Vec<(String, Pos)>) {
             vars_of(a, out);
             vars_of(b, out);
         }
-        Expr::Neg(a, _) => vars_of(a, out),
-        Expr::Count(body, _) => {
+        Expr::Neg(a, _) | Expr::Ord(a, _) => vars_of(a, out),
+        Expr::Count(body, _) | Expr::Aggregate(_, _, body, _) => {
+            if let Expr::Aggregate(_, target, _, _) = e {
+                vars_of(target, out);
+            }
             for lit in body {
                 match lit {
                     Literal::Pos(a) | Literal::Neg(a) => {
@@ -327,6 +337,19 @@ fn vars_of(e: &Expr, out: &mut Vec<(String, Pos)>) {
             }
         }
         Expr::Wild(_) | Expr::Num(..) | Expr::Str(..) => {}
+    }
+}
+
+/// The variables of `e` outside the bodies and targets of its aggregates.
+fn vars_outside_aggregates(e: &Expr, out: &mut Vec<(String, Pos)>) {
+    match e {
+        Expr::Count(..) | Expr::Aggregate(..) => {}
+        Expr::Arith(_, a, b, _) => {
+            vars_outside_aggregates(a, out);
+            vars_outside_aggregates(b, out);
+        }
+        Expr::Neg(a, _) | Expr::Ord(a, _) => vars_outside_aggregates(a, out),
+        other => vars_of(other, out),
     }
 }
 
@@ -369,7 +392,7 @@ impl Planner<'_, '_> {
     fn needs(&self, e: &Expr) -> Vec<(String, Pos)> {
         let mut out = Vec::new();
         match e {
-            Expr::Count(..) => {
+            Expr::Count(..) | Expr::Aggregate(..) => {
                 let mut inner = Vec::new();
                 vars_of(e, &mut inner);
                 out.extend(
@@ -382,7 +405,7 @@ impl Planner<'_, '_> {
                 out.extend(self.needs(a));
                 out.extend(self.needs(b));
             }
-            Expr::Neg(a, _) => out.extend(self.needs(a)),
+            Expr::Neg(a, _) | Expr::Ord(a, _) => out.extend(self.needs(a)),
             other => vars_of(other, &mut out),
         }
         out
@@ -390,7 +413,17 @@ impl Planner<'_, '_> {
 
     fn expr_type(&self, e: &Expr) -> Result<Type, DlError> {
         match e {
-            Expr::Num(..) | Expr::Count(..) => Ok(Type::Number),
+            // An aggregate's target is checked when its body is planned (the body types it).
+            Expr::Num(..) | Expr::Count(..) | Expr::Aggregate(..) => Ok(Type::Number),
+            Expr::Ord(a, p) => {
+                if self.expr_type(a)? != Type::Symbol {
+                    return Err(DlError::at(
+                        p.clone(),
+                        "type mismatch: `ord` takes a symbol (a number is its own order)",
+                    ));
+                }
+                Ok(Type::Number)
+            }
             Expr::Str(..) => Ok(Type::Symbol),
             Expr::Var(v, p) => self
                 .cx
@@ -466,29 +499,64 @@ impl Planner<'_, '_> {
                 Box::new(self.compile_expr(b, bound, below)?),
             ),
             Expr::Neg(a, _) => CExpr::Neg(Box::new(self.compile_expr(a, bound, below)?)),
-            Expr::Count(body, p) => {
-                let mut lits = Vec::new();
-                self.cx.normalize(body, &mut lits)?;
-                for l in &lits {
-                    let rel = match l {
-                        NLit::Pos { rel, .. } | NLit::Neg { rel, .. } => *rel,
-                        NLit::Cmp(..) => continue,
-                    };
-                    if !below(rel) {
-                        return Err(DlError::at(
-                            p.clone(),
-                            format!(
-                                "unstratifiable count: `{}` is computed in the same recursion as the rule using its count",
-                                self.cx.rels[rel].name
-                            ),
-                        ));
-                    }
+            Expr::Ord(a, _) => {
+                // A symbol's value orders like its ordinal: the value is the ordinal.
+                self.expr_type(e)?;
+                self.compile_expr(a, bound, below)?
+            }
+            Expr::Count(body, p) => CExpr::Count(self.aggregate_body(body, p, bound, below)?.0),
+            Expr::Aggregate(agg, target, body, p) => {
+                let (ops, mut inner_bound) = self.aggregate_body(body, p, bound, below)?;
+                if self.expr_type(target)? != Type::Number {
+                    return Err(DlError::at(
+                        target.pos().clone(),
+                        format!(
+                            "type mismatch: `{}` of a symbol (use `ord(…)` for its order)",
+                            agg.name()
+                        ),
+                    ));
                 }
-                let mut inner_bound = bound.clone();
-                let ops = self.plan(&lits, None, &mut inner_bound, &[], below)?;
-                CExpr::Count(ops)
+                if contains_aggregate(target) {
+                    return Err(DlError::at(
+                        target.pos().clone(),
+                        format!("an aggregate inside the target of `{}`", agg.name()),
+                    ));
+                }
+                let t = self.compile_expr(target, &mut inner_bound, below)?;
+                CExpr::Aggregate(*agg, Box::new(t), ops)
             }
         })
+    }
+
+    /// Plans an aggregate's body, which may only read relations of lower strata; returns
+    /// its operations and the variables bound after them.
+    fn aggregate_body(
+        &mut self,
+        body: &[Literal],
+        p: &Pos,
+        bound: &[bool],
+        below: &dyn Fn(RelId) -> bool,
+    ) -> Result<(Vec<Op>, Vec<bool>), DlError> {
+        let mut lits = Vec::new();
+        self.cx.normalize(body, &mut lits)?;
+        for l in &lits {
+            let rel = match l {
+                NLit::Pos { rel, .. } | NLit::Neg { rel, .. } => *rel,
+                NLit::Cmp(..) => continue,
+            };
+            if !below(rel) {
+                return Err(DlError::at(
+                    p.clone(),
+                    format!(
+                        "unstratifiable aggregate: `{}` is computed in the same recursion as the rule using its aggregate",
+                        self.cx.rels[rel].name
+                    ),
+                ));
+            }
+        }
+        let mut inner_bound = bound.to_vec();
+        let ops = self.plan(&lits, None, &mut inner_bound, &[], below)?;
+        Ok((ops, inner_bound))
     }
 
     /// Orders the literals into join operations. `delta`: index (among the positive
@@ -767,15 +835,24 @@ impl Planner<'_, '_> {
     }
 }
 
+fn contains_aggregate(e: &Expr) -> bool {
+    match e {
+        Expr::Count(..) | Expr::Aggregate(..) => true,
+        Expr::Arith(_, a, b, _) => contains_aggregate(a) || contains_aggregate(b),
+        Expr::Neg(a, _) | Expr::Ord(a, _) => contains_aggregate(a),
+        _ => false,
+    }
+}
+
 fn relations_in(lits: &[Literal], out: &mut Vec<(String, bool, Pos)>, negated: bool) {
     fn in_expr(e: &Expr, out: &mut Vec<(String, bool, Pos)>) {
         match e {
-            Expr::Count(body, _) => relations_in(body, out, true),
+            Expr::Count(body, _) | Expr::Aggregate(_, _, body, _) => relations_in(body, out, true),
             Expr::Arith(_, a, b, _) => {
                 in_expr(a, out);
                 in_expr(b, out);
             }
-            Expr::Neg(a, _) => in_expr(a, out),
+            Expr::Neg(a, _) | Expr::Ord(a, _) => in_expr(a, out),
             _ => {}
         }
     }
@@ -1016,7 +1093,7 @@ pub fn compile(ast: &Ast, schema: &dyn Schema, mut symbols: Symbols) -> Result<C
             return Err(DlError::at(
                 pos.clone(),
                 format!(
-                    "unstratifiable negation: `{}` depends on `!{}` (or its count), but `{}` depends on `{}` (cycle {} → {})",
+                    "unstratifiable negation: `{}` depends on `!{}` (or an aggregate over it), but `{}` depends on `{}` (cycle {} → {})",
                     rels[*head].name,
                     rels[*body].name,
                     rels[*body].name,
@@ -1104,11 +1181,9 @@ fn compile_rule(
             }
             NLit::Cmp(_, l, r, _) => {
                 for e in [l, r] {
-                    if !matches!(e, Expr::Count(..)) {
-                        let mut v = Vec::new();
-                        vars_of(e, &mut v);
-                        outer_vars.extend(v.into_iter().map(|x| x.0));
-                    }
+                    let mut v = Vec::new();
+                    vars_outside_aggregates(e, &mut v);
+                    outer_vars.extend(v.into_iter().map(|x| x.0));
                 }
             }
         }
@@ -1162,10 +1237,10 @@ fn compile_rule(
             if let Expr::Wild(p) = a {
                 return Err(DlError::at(p.clone(), "`_` in a rule head"));
             }
-            if let Expr::Count(_, p) = a {
+            if contains_aggregate(a) {
                 return Err(DlError::at(
-                    p.clone(),
-                    "`count` in a rule head: bind it in the body (`n = count : {...}`)",
+                    a.pos().clone(),
+                    "an aggregate in a rule head: bind it in the body (`n = count : {...}`)",
                 ));
             }
             let got = planner.expr_type(a).map_err(|e| match a {

@@ -8,7 +8,7 @@
 //! possible in; new tuples are buffered and appended when the round ends.
 
 use super::check::{CExpr, Col, Compiled, Op, Plan, RelId, Src};
-use super::syntax::{ArithOp, CmpOp};
+use super::syntax::{Agg, ArithOp, CmpOp};
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -167,6 +167,25 @@ impl Exec<'_> {
                 let mut n = 0i64;
                 self.run(ops, 0, slots, depth + 1, &mut |_| n += 1);
                 Some(n)
+            }
+            CExpr::Aggregate(agg, target, ops) => {
+                let mut acc: Option<i64> = None;
+                self.run(ops, 0, slots, depth + 1, &mut |slots| {
+                    if let Some(v) = eval_pure(target, slots) {
+                        acc = Some(match (agg, acc) {
+                            (_, None) => v,
+                            (Agg::Min, Some(a)) => a.min(v),
+                            (Agg::Max, Some(a)) => a.max(v),
+                            (Agg::Sum, Some(a)) => a.wrapping_add(v),
+                        });
+                    }
+                });
+                // As in Soufflé: the sum of nothing is 0; min and max of nothing have no
+                // value, so the rule derives nothing.
+                match agg {
+                    Agg::Sum => Some(acc.unwrap_or(0)),
+                    Agg::Min | Agg::Max => acc,
+                }
             }
         }
     }
@@ -393,13 +412,14 @@ impl Db {
     }
 }
 
-/// Evaluates a head argument (never a `count`: the checker rejects it there).
+/// Evaluates a head argument or an aggregate's target (never an aggregate: the checker
+/// rejects one there).
 fn eval_pure(e: &CExpr, slots: &[i64]) -> Option<i64> {
     match e {
         CExpr::Const(c) => Some(*c),
         CExpr::Slot(s) => Some(slots[*s]),
         CExpr::Arith(op, a, b) => arith(*op, eval_pure(a, slots)?, eval_pure(b, slots)?),
         CExpr::Neg(a) => Some(eval_pure(a, slots)?.wrapping_neg()),
-        CExpr::Count(_) => None,
+        CExpr::Count(_) | CExpr::Aggregate(..) => None,
     }
 }

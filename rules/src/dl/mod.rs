@@ -8,11 +8,16 @@
 //!
 //! Supported: rules with conjunction and disjunction (`;`, also in parentheses), negation
 //! (stratified), `_`, number and string constants, arithmetic `+ - * / %` and unary `-`,
-//! comparisons `= != < <= > >=` (ordering on numbers only), `x = expr` bindings,
-//! `count : { … }`, facts in the file, `.type` aliases of `number`/`symbol`,
+//! comparisons `= != < <= > >=` (ordering on numbers only), `x = expr` bindings, the
+//! functor `ord(symbol)` (a number that orders symbols: agx atoms by kind, then id, so
+//! statements in program order; Soufflé orders by its symbol table, so a rule that only
+//! picks one orientation of a pair, `ord(a) < ord(b)`, picks the same pairs there, maybe
+//! the other way round), the aggregates `count : { … }`, `min e : { … }`, `max e : { … }`
+//! and `sum e : { … }` (stratified like negation; `min`/`max` of no match derive nothing,
+//! `sum` of none is 0), facts in the file, `.type` aliases of `number`/`symbol`,
 //! `#include "FILE"` (`#include "schema.dl"` declares every agx fact as an input).
-//! Rejected with a position: other functors and aggregates, components, `float`,
-//! `eqrel`, other preprocessor directives.
+//! Rejected with a position: other functors, `mean`, components, `float`, `eqrel`, other
+//! preprocessor directives.
 //!
 //! Evaluation ([`eval`]) is semi-naive and stratified, with hash indexes chosen at compile
 //! time per (relation, bound columns); see ARCHITECTURE.md for why this engine and how
@@ -278,12 +283,34 @@ pub const SHIPPED: &[(&str, &str, &str)] = &[
     ),
     ("locks", "locks.dl", include_str!("../../dl/locks.dl")),
     ("slice", "slice.dl", include_str!("../../dl/slice.dl")),
+    (
+        "abstract-system",
+        "abstract_system.dl",
+        include_str!("../../dl/abstract_system.dl"),
+    ),
     ("races", "races.dl", include_str!("../../dl/races.dl")),
+    (
+        "lock-order",
+        "lock_order.dl",
+        include_str!("../../dl/lock_order.dl"),
+    ),
 ];
 
-/// Parses a shipped rule set.
+/// The parts the shipped rule sets `#include` (`rules/dl/lib/`): `(path under rules/dl,
+/// text)`.
+pub const SHIPPED_LIBRARY: &[(&str, &str)] = &[("lib/mhp.dl", include_str!("../../dl/lib/mhp.dl"))];
+
+/// Parses a shipped rule set (its includes from [`SHIPPED_LIBRARY`], not from disk).
 pub fn shipped(rule_set: &str) -> Option<RulesFile> {
     let (_, file, text) = SHIPPED.iter().find(|s| s.0 == rule_set)?;
-    let path = Path::new("rules/dl").join(file);
-    Some(RulesFile::parse(text, &path).expect("shipped rules parse"))
+    let dir = Path::new("rules/dl");
+    let load = |p: &Path| {
+        SHIPPED_LIBRARY
+            .iter()
+            .find(|(name, _)| dir.join(name) == p)
+            .map(|(_, text)| text.to_string())
+            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+    };
+    let ast = syntax::parse_with(text, &dir.join(file), &load).expect("shipped rules parse");
+    Some(RulesFile { ast })
 }

@@ -11,8 +11,9 @@
 //! conj       := literal (',' literal)*       its disjunctive normal form)
 //! literal    := atom | '!' atom | expr CMP expr | '(' body ')'
 //! expr       := term (('+' | '-' | '*' | '/' | '%') term)*   (usual precedence)
-//! term       := NUMBER | STRING | VAR | '_' | '-' term | '(' expr ')'
+//! term       := NUMBER | STRING | VAR | '_' | '-' term | '(' expr ')' | 'ord' '(' expr ')'
 //!             | 'count' ':' (atom | '{' conj '}')
+//!             | ('min' | 'max' | 'sum') term ':' (atom | '{' conj '}')
 //! ```
 //! Comments are `//` and `/* */`.
 
@@ -89,7 +90,29 @@ pub enum Expr {
     Str(String, Pos),
     Arith(ArithOp, Box<Expr>, Box<Expr>, Pos),
     Neg(Box<Expr>, Pos),
+    /// `ord(e)`: a symbol's ordinal, a number (see [`super::value`]).
+    Ord(Box<Expr>, Pos),
     Count(Vec<Literal>, Pos),
+    /// `min e : { body }` (and `max`, `sum`): `e` over the body's matches.
+    Aggregate(Agg, Box<Expr>, Vec<Literal>, Pos),
+}
+
+/// An aggregate over the values of an expression (`count` is [`Expr::Count`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Agg {
+    Min,
+    Max,
+    Sum,
+}
+
+impl Agg {
+    pub fn name(self) -> &'static str {
+        match self {
+            Agg::Min => "min",
+            Agg::Max => "max",
+            Agg::Sum => "sum",
+        }
+    }
 }
 
 impl Expr {
@@ -101,7 +124,9 @@ impl Expr {
             | Expr::Str(_, p)
             | Expr::Arith(_, _, _, p)
             | Expr::Neg(_, p)
-            | Expr::Count(_, p) => p,
+            | Expr::Ord(_, p)
+            | Expr::Count(_, p)
+            | Expr::Aggregate(_, _, _, p) => p,
         }
     }
 }
@@ -153,6 +178,9 @@ const PUNCTS: &[&str] = &[
     ":-", "!=", "<=", ">=", "<:", "(", ")", ",", ".", ":", "!", "=", "<", ">", "+", "-", "*", "/",
     "%", "{", "}", ";",
 ];
+
+/// Names that start an expression, never an atom.
+const RESERVED: &[&str] = &["count", "min", "max", "sum", "mean", "ord"];
 
 struct Lexer<'a> {
     src: &'a [u8],
@@ -344,6 +372,7 @@ struct Parser<'a> {
     i: usize,
     dir: &'a Path,
     depth: usize,
+    load: Loader<'a>,
 }
 
 fn tok_text(t: &Tok) -> String {
@@ -443,13 +472,13 @@ impl Parser<'_> {
             return Err(DlError::at(pos, "includes nested more than 16 deep"));
         }
         let path = self.dir.join(file);
-        let text = std::fs::read_to_string(&path).map_err(|e| {
+        let text = (self.load)(&path).map_err(|e| {
             DlError::at(
                 pos.clone(),
                 format!("cannot read included `{}`: {e}", path.display()),
             )
         })?;
-        parse_into(&text, &path, self.depth + 1, ast, types)
+        parse_into(&text, &path, self.depth + 1, self.load, ast, types)
     }
 
     fn ty(&mut self, types: &[(String, Type)]) -> Result<Type, DlError> {
@@ -698,7 +727,8 @@ impl Parser<'_> {
             self.advance();
             return Ok(Literal::Neg(self.atom()?));
         }
-        let is_atom = matches!(self.peek(), Tok::Ident(n) if n != "count")
+        // `ord(...)` and the aggregates are expressions, not atoms (reserved, as in Soufflé).
+        let is_atom = matches!(self.peek(), Tok::Ident(n) if !RESERVED.contains(&n.as_str()))
             && matches!(self.toks.get(self.i + 1), Some((Tok::Punct("("), _)));
         if is_atom {
             return Ok(Literal::Pos(self.atom()?));
@@ -717,6 +747,18 @@ impl Parser<'_> {
         self.advance();
         let rhs = self.expr()?;
         Ok(Literal::Cmp(op, lhs, rhs, pos))
+    }
+
+    /// The body of an aggregate after its `:`: one atom or `{ conj }`.
+    fn aggregate_body(&mut self) -> Result<Vec<Literal>, DlError> {
+        if self.is("{") {
+            self.advance();
+            let body = self.conj()?;
+            self.expect("}")?;
+            Ok(body)
+        } else {
+            Ok(vec![Literal::Pos(self.atom()?)])
+        }
     }
 
     fn expr(&mut self) -> Result<Expr, DlError> {
@@ -780,27 +822,41 @@ impl Parser<'_> {
             Tok::Ident(name) if name == "count" => {
                 self.advance();
                 self.expect(":")?;
-                let body = if self.is("{") {
-                    self.advance();
-                    let body = self.conj()?;
-                    self.expect("}")?;
-                    body
-                } else {
-                    vec![Literal::Pos(self.atom()?)]
+                Ok(Expr::Count(self.aggregate_body()?, pos))
+            }
+            Tok::Ident(name) if matches!(name.as_str(), "min" | "max" | "sum") => {
+                let agg = match name.as_str() {
+                    "min" => Agg::Min,
+                    "max" => Agg::Max,
+                    _ => Agg::Sum,
                 };
-                Ok(Expr::Count(body, pos))
+                self.advance();
+                let target = self.expr()?;
+                self.expect(":")?;
+                let body = self.aggregate_body()?;
+                Ok(Expr::Aggregate(agg, Box::new(target), body, pos))
+            }
+            Tok::Ident(name)
+                if name == "ord"
+                    && matches!(self.toks.get(self.i + 1), Some((Tok::Punct("("), _))) =>
+            {
+                self.advance();
+                self.expect("(")?;
+                let arg = self.expr()?;
+                self.expect(")")?;
+                Ok(Expr::Ord(Box::new(arg), pos))
             }
             Tok::Ident(name) => {
                 if matches!(self.toks.get(self.i + 1), Some((Tok::Punct("("), _))) {
                     return Err(DlError::at(
                         pos,
-                        format!("functor `{name}(...)` is not supported (arithmetic: + - * / %, aggregate: count)"),
+                        format!("functor `{name}(...)` is not supported (arithmetic: + - * / %, functor: ord, aggregates: count, min, max, sum)"),
                     ));
                 }
-                if matches!(name.as_str(), "sum" | "min" | "max" | "mean") {
+                if name == "mean" {
                     return Err(DlError::at(
                         pos,
-                        format!("aggregate `{name}` is not supported (only `count`)"),
+                        "aggregate `mean` is not supported (only count, min, max, sum)",
                     ));
                 }
                 self.advance();
@@ -811,10 +867,14 @@ impl Parser<'_> {
     }
 }
 
+/// Reads an included file.
+pub type Loader<'a> = &'a dyn Fn(&Path) -> std::io::Result<String>;
+
 fn parse_into(
     text: &str,
     path: &Path,
     depth: usize,
+    load: Loader<'_>,
     ast: &mut Ast,
     types: &mut Vec<(String, Type)>,
 ) -> Result<(), DlError> {
@@ -840,14 +900,22 @@ fn parse_into(
         i: 0,
         dir,
         depth,
+        load,
     };
     parser.program(ast, types)
 }
 
-/// Parses a rules file; `path` names it in errors and resolves `#include`s.
+/// Parses a rules file; `path` names it in errors and resolves `#include`s, which are
+/// read from disk.
 pub fn parse(text: &str, path: &Path) -> Result<Ast, DlError> {
+    parse_with(text, path, &|p| std::fs::read_to_string(p))
+}
+
+/// Parses a rules file whose `#include`s `load` reads (the shipped rule sets read their
+/// shared parts from the binary, wherever it runs).
+pub fn parse_with(text: &str, path: &Path, load: Loader<'_>) -> Result<Ast, DlError> {
     let mut ast = Ast::default();
     let mut types = Vec::new();
-    parse_into(text, path, 0, &mut ast, &mut types)?;
+    parse_into(text, path, 0, load, &mut ast, &mut types)?;
     Ok(ast)
 }

@@ -17,7 +17,8 @@
 
 use super::super::warnings::sarif_rules;
 use super::super::witness_text;
-use super::Outcome;
+use super::{Format, GoalOutcome};
+use crate::driver::Overrun;
 use analysis::ir::{Program, StmtId};
 use analysis::sarif::{self, Finding, FlowStep, ResultKind, Rule, SourceLocation};
 use explorer::guided::{GoalKind, Hunt, Verdict};
@@ -57,7 +58,7 @@ fn stats_line(h: &Hunt) -> String {
     line
 }
 
-pub fn text(program: &Program, outcomes: &[Outcome]) -> String {
+pub fn text(program: &Program, outcomes: &[GoalOutcome]) -> String {
     let mut s = String::new();
     for (i, o) in outcomes.iter().enumerate() {
         let kind = o.spec.goal.as_ref().map_or("?", |g| g.kind.name());
@@ -128,7 +129,7 @@ pub fn text(program: &Program, outcomes: &[Outcome]) -> String {
     s
 }
 
-fn evidence_text(program: &Program, o: &Outcome, s: &mut String) {
+fn evidence_text(program: &Program, o: &GoalOutcome, s: &mut String) {
     let Some(ev) = &o.hunt.evidence else { return };
     let is_race =
         matches!(&o.spec.goal, Ok(g) if g.kind == GoalKind::Race || g.kind == GoalKind::Together);
@@ -156,7 +157,7 @@ fn evidence_text(program: &Program, o: &Outcome, s: &mut String) {
     let _ = program;
 }
 
-pub fn json(program: &Program, outcomes: &[Outcome]) -> Value {
+pub fn json(program: &Program, outcomes: &[GoalOutcome]) -> Value {
     let items: Vec<Value> = outcomes
         .iter()
         .enumerate()
@@ -212,7 +213,7 @@ fn source_location(program: &Program, s: StmtId) -> SourceLocation {
     }
 }
 
-fn rule_for(o: &Outcome) -> &'static str {
+fn rule_for(o: &GoalOutcome) -> &'static str {
     match o.spec.goal.as_ref().map(|g| g.kind) {
         Ok(GoalKind::Race) => "agx-race",
         Ok(GoalKind::Deadlock) => "agx-lock-order",
@@ -221,7 +222,8 @@ fn rule_for(o: &Outcome) -> &'static str {
     }
 }
 
-pub fn sarif(program: &Program, outcomes: &[Outcome]) -> Value {
+/// agx's warning rules and `agx-goal`, the rule of a goal given by location.
+fn goal_rules() -> Vec<Rule> {
     let mut rules = sarif_rules();
     rules.push(Rule {
         id: "agx-goal".into(),
@@ -234,11 +236,15 @@ pub fn sarif(program: &Program, outcomes: &[Outcome]) -> Value {
         precision: analysis::sarif::Precision::High,
         tags: vec!["concurrency".into()],
     });
-    let findings: Vec<Finding> = outcomes.iter().map(|o| finding(program, o)).collect();
-    sarif::write_log("agx", env!("CARGO_PKG_VERSION"), &rules, &findings)
+    rules
 }
 
-fn finding(program: &Program, o: &Outcome) -> Finding {
+pub fn sarif(program: &Program, outcomes: &[GoalOutcome]) -> Value {
+    let findings: Vec<Finding> = outcomes.iter().map(|o| finding(program, o)).collect();
+    sarif::write_log("agx", env!("CARGO_PKG_VERSION"), &goal_rules(), &findings)
+}
+
+fn finding(program: &Program, o: &GoalOutcome) -> Finding {
     let h = &o.hunt;
     let locations: Vec<SourceLocation> = match &o.spec.goal {
         Ok(g) => g
@@ -307,5 +313,50 @@ fn sarif_kind(k: GoalKind) -> &'static str {
         GoalKind::Deadlock => "deadlock",
         GoalKind::Reach => "assertion",
         GoalKind::Together => "location",
+    }
+}
+
+/// The report when the budget ran out before the goals were known (in the front end or
+/// the pre-pass): one undecided entry for the whole program, in the shape of a goal's.
+pub fn pre_pass_overrun(format: Format, file: &str, overrun: &Overrun) -> String {
+    let reason = format!("timeout: {overrun}");
+    let stats = explorer::guided::Stats {
+        time_ms: overrun.spent.as_secs_f64() * 1000.0,
+        ..Default::default()
+    };
+    match format {
+        Format::Text => format!(
+            "goals of {file}: UNKNOWN: {reason}\n  stats: {:.1} ms\n",
+            stats.time_ms
+        ),
+        Format::Json => {
+            let entry = json!({
+                "goal": null, "origin": "pre-pass", "target": file, "kind": null,
+                "locations": [], "verdict": Verdict::Unknown, "found_by": null,
+                "reason": reason, "message": null, "witness": null, "steps": [],
+                "goal_threads": [], "blocked": [], "refinements": [],
+                "initial_traces": [], "final_traces": [], "stats": stats,
+            });
+            format!("{:#}\n", Value::Array(vec![entry]))
+        }
+        Format::Sarif => {
+            let mut properties = Map::new();
+            properties.insert("verdict".into(), json!(Verdict::Unknown));
+            properties.insert("reason".into(), json!(reason));
+            properties.insert("origin".into(), json!("pre-pass"));
+            properties.insert("stats".into(), json!(stats));
+            let finding = Finding {
+                rule_id: "agx-goal".into(),
+                level: "none".into(),
+                kind: ResultKind::Open,
+                message: format!("unknown ({file}): {reason}"),
+                locations: Vec::new(),
+                flow: Vec::new(),
+                flow_message: None,
+                properties,
+            };
+            let log = sarif::write_log("agx", env!("CARGO_PKG_VERSION"), &goal_rules(), &[finding]);
+            format!("{:#}\n", log)
+        }
     }
 }
