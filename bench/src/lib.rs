@@ -29,6 +29,7 @@
 pub mod child;
 pub mod compare;
 pub mod hunt;
+pub mod mutate;
 pub mod paper;
 pub mod peers;
 pub mod report;

@@ -145,7 +145,8 @@ impl VerifyCall<'_> {
         command
             .arg("verify")
             .arg(self.source)
-            .args(["--format", "json", "--data-model"])
+            // A bench run must not write summary stores beside the corpus.
+            .args(["--no-store", "--format", "json", "--data-model"])
             .arg(data_model_flag(self.data_model));
         if let Some(strategy) = self.strategy {
             command.args(["--strategy", strategy]);

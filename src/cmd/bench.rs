@@ -65,6 +65,13 @@ pub struct Args {
     /// time and states.
     #[arg(long, conflicts_with = "compare")]
     pub hunt: bool,
+    /// Version pairs for incremental verification (issue 11): every C file under PATH
+    /// and each mutation of `bench::mutate` (changed constant, added/deleted statement,
+    /// moved lock, moved/negated assertion), verified from scratch and with `--since`
+    /// the original, as Conc-iSE's Table 3 (runs and time per pair, totals, store size and
+    /// read/write times). A verdict difference exits 1.
+    #[arg(long, conflicts_with_all = ["compare", "hunt", "paper_table2", "strategies", "out", "csv"])]
+    pub incremental: bool,
     /// Trial workers of each hunt (`agx hunt --jobs`); 1 compares one core with one core.
     #[arg(long, default_value_t = 1, value_name = "N", requires = "hunt")]
     pub hunt_jobs: usize,
@@ -141,6 +148,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
         bail!("--memory {} MiB is below the minimum of {MIN_MEMORY_MIB} MiB (agx verify needs that much address space for Z3 and its search thread); 0 means no limit", args.memory);
     }
     child::install_interrupt_handler().context("catching SIGINT and SIGTERM")?;
+    if args.incremental {
+        return super::bench_incremental::run(&args.paths, args.timeout.duration(), args.memory);
+    }
     if args.paper_table2 {
         return run_paper_table2(&args);
     }

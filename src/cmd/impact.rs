@@ -1,8 +1,8 @@
 //! `agx impact FILE --changed LINE...`: change-impact analysis (Conc-iSE, Algorithm 3).
 //! The changed lines are lines of FILE, the new version; with `--old OLD`, the changes are
 //! found by mapping OLD's statements to FILE's (`analysis::diff`: normalized IR text, so
-//! comments, blank lines and moved code are no changes) and the impacted sets computed as
-//! `agx verify --since` does (`driver::ChangeImpact`).
+//! comments, blank lines and moved functions are no changes) and the impacted sets
+//! computed by `driver::ChangeImpact`.
 //!
 //! Forward impact: what the changed statements may affect; backward impact: what may
 //! affect them (both closures of control and data dependence with the happens-before
@@ -87,7 +87,7 @@ fn impact_of_lines(args: &Args) -> Result<Impact> {
 }
 
 /// `--old OLD`: Algorithm 3 over the statement mapping of OLD to FILE (comments, blank
-/// lines and moved code are no changes), plus the closures of any `--changed` lines.
+/// lines and moved functions are no changes), plus the closures of any `--changed` lines.
 fn impact_of_versions(args: &Args, old_path: &Path) -> Result<Impact> {
     let file = args.input.file.display().to_string();
     let new = Driver::new(args.input.load()?);

@@ -1,6 +1,7 @@
 //! One module per subcommand; each has an `Args` (clap) and a `run(Args) -> Result<ExitCode>`.
 
 pub mod bench;
+pub mod bench_incremental;
 pub mod common;
 pub mod dot;
 pub mod execution_graph;

@@ -26,16 +26,18 @@ use super::common::{InputArgs, Seconds, TextOrJson};
 use super::execution_graph::{self, GraphStep};
 use super::exit::Answer;
 use super::{dot, explain, witness_text};
-use crate::driver::{Budget, Driver, Location, Overrun};
+use crate::driver::{incremental, Budget, Driver, Location, Overrun};
 use analysis::ir::Program;
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use explorer::concrete::UninitPolicy;
+use explorer::symbolic::carry::Carry;
 use explorer::symbolic::{
     self, Checks, Config, Found, Incomplete, Reason, SearchOutcome, SearchStats, Strategy, Verdict,
 };
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 #[derive(clap::Args, Clone)]
 pub struct Args {
@@ -117,6 +119,41 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
     pub format: TextOrJson,
+    /// Verify incrementally against an older version of the program: its stored
+    /// summaries (the old version is verified first when the store has none) prune
+    /// where no changed statement can still run (Conc-iSE). Needs dpor+ag, no --target.
+    #[arg(long, value_name = "OLD.c")]
+    pub since: Option<PathBuf>,
+    /// The summary store every dpor+ag verify without --target writes and --since reads:
+    /// a SQLite file, or redis://HOST:PORT. Default: .agx/summaries.sqlite3 in the
+    /// program's project directory (the nearest ancestor with .agx or .git).
+    #[arg(
+        long,
+        value_name = "FILE|redis://HOST:PORT",
+        conflicts_with = "no_store"
+    )]
+    pub store: Option<String>,
+    /// Neither read nor write the summary store.
+    #[arg(long)]
+    pub no_store: bool,
+}
+
+/// What `--since` did, for the report.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Incremental {
+    pub since: String,
+    /// Statements of the new version counted as changed.
+    pub changed_statements: usize,
+    /// Why no carried summary may prune at all, if so.
+    pub blocked: Option<String>,
+    /// Summaries of the old version available.
+    pub carried_summaries: usize,
+    /// Why the old version was verified now (no usable record), if it was.
+    pub old_verified_now: Option<String>,
+    /// Nodes pruned by carried summaries.
+    pub carried_pruned: u64,
+    pub store_read: Option<incremental::StoreIo>,
+    pub store_write: Option<incremental::StoreIo>,
 }
 
 /// `--check`: what verify reports besides assertions and `reach_error`.
@@ -142,12 +179,50 @@ pub fn run(args: Args) -> Result<ExitCode> {
     })?;
     let (driver, mut config) = match prepared {
         Ok(prepared) => prepared?,
-        Err(overrun) => return report(&args, None, &overrun_outcome(args.strategy, &overrun)),
+        Err(overrun) => {
+            return report(&args, None, &overrun_outcome(args.strategy, &overrun), None)
+        }
     };
+    let program = driver.program();
+    let store_at = if incremental::storable(&config) {
+        incremental::store_location(&args.input.file, args.store.as_deref(), args.no_store)?
+    } else {
+        None
+    };
+    let mut since = match &args.since {
+        Some(old) => Some(since(
+            &args,
+            old,
+            program,
+            &mut config,
+            store_at.as_ref(),
+            &budget,
+        )?),
+        None => None,
+    };
+    if store_at.is_some() && config.carry.is_none() {
+        config.carry = Some(Arc::new(Carry {
+            export: true,
+            import: None,
+        }));
+    }
     let before_search = budget.elapsed();
     config.timeout = budget.left();
-    let program = driver.program();
     let mut outcome = symbolic::verify(program, &config)?;
+    if let Some(at) = &store_at {
+        let key = incremental::record_key(program, &config);
+        match incremental::write(at, &key, &outcome.carried) {
+            Ok(io) => {
+                if let Some(s) = &mut since {
+                    s.store_write = Some(io);
+                }
+            }
+            Err(e) => eprintln!("warning: summaries not stored: {e:#}"),
+        }
+    }
+    if let Some(s) = &mut since {
+        s.carried_pruned = outcome.stats.carried_pruned;
+    }
     if let Some(t) = budget.limit() {
         for i in &mut outcome.incomplete {
             if i.reason == Reason::Timeout {
@@ -160,7 +235,76 @@ pub fn run(args: Args) -> Result<ExitCode> {
             }
         }
     }
-    report(&args, Some(program), &outcome)
+    report(&args, Some(program), &outcome, since.as_ref())
+}
+
+/// `--since OLD`: reads OLD's summaries (verifying OLD when the store has no usable
+/// record) and sets `config` to carry them into the search.
+fn since(
+    args: &Args,
+    old_path: &std::path::Path,
+    new: &Program,
+    config: &mut Config,
+    store_at: Option<&store::Location>,
+    budget: &Budget,
+) -> Result<Incremental> {
+    if !incremental::storable(config) {
+        bail!("--since needs --strategy dpor+ag and no --target");
+    }
+    let mut input = args.input.clone();
+    input.file = old_path.to_path_buf();
+    let old = Driver::new(
+        input
+            .load()
+            .with_context(|| format!("--since {}", old_path.display()))?,
+    );
+    let old_config = old.verify_config(self::config(args, &old)?);
+    let key = incremental::record_key(old.program(), &old_config);
+    let (read, io) = match store_at {
+        Some(at) => {
+            let (read, io) = incremental::read(at, &key)?;
+            (read, Some(io))
+        }
+        None => (
+            incremental::Read::Unusable("--no-store: nothing stored".into()),
+            None,
+        ),
+    };
+    let (summaries, old_verified_now) = match read {
+        incremental::Read::Found(s) => (s, None),
+        incremental::Read::Unusable(why) => {
+            let mut c = old_config.clone();
+            c.carry = Some(Arc::new(Carry {
+                export: true,
+                import: None,
+            }));
+            c.timeout = budget.left();
+            let o = symbolic::verify(old.program(), &c)?;
+            if let Some(at) = store_at {
+                if let Err(e) = incremental::write(at, &key, &o.carried) {
+                    eprintln!("warning: the old version's summaries not stored: {e:#}");
+                }
+            }
+            (o.carried, Some(why))
+        }
+    };
+    let carried_summaries = summaries.len();
+    let imported = incremental::import(old.program(), new, summaries);
+    let report = Incremental {
+        since: old_path.display().to_string(),
+        changed_statements: imported.changes.changed,
+        blocked: imported.changes.blocked.clone(),
+        carried_summaries,
+        old_verified_now,
+        carried_pruned: 0,
+        store_read: io,
+        store_write: None,
+    };
+    config.carry = Some(Arc::new(Carry {
+        export: store_at.is_some(),
+        import: Some(imported),
+    }));
+    Ok(report)
 }
 
 /// UNKNOWN naming the timeout, for a budget spent before the search could start.
@@ -177,12 +321,18 @@ fn overrun_outcome(strategy: Strategy, overrun: &Overrun) -> SearchOutcome {
             time_ms: overrun.spent.as_secs_f64() * 1000.0,
             ..SearchStats::default()
         },
+        carried: Vec::new(),
     }
 }
 
 /// Prints the outcome as `--format` asks and writes `--witness-out` (`program` is `None`
 /// when the budget ran out before the program was known; there is no violation then).
-fn report(args: &Args, program: Option<&Program>, outcome: &SearchOutcome) -> Result<ExitCode> {
+fn report(
+    args: &Args,
+    program: Option<&Program>,
+    outcome: &SearchOutcome,
+    since: Option<&Incremental>,
+) -> Result<ExitCode> {
     if let (Some(path), Some(found)) = (&args.witness_out, outcome.violations.first()) {
         let text = serde_json::to_string_pretty(&found.witness)?;
         std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
@@ -206,7 +356,11 @@ fn report(args: &Args, program: Option<&Program>, outcome: &SearchOutcome) -> Re
         )?;
     }
     if args.format == TextOrJson::Json {
-        println!("{}", serde_json::to_string(&to_json(program, outcome))?);
+        let mut json = to_json(program, outcome);
+        if let Some(s) = since {
+            json["incremental"] = serde_json::to_value(s)?;
+        }
+        println!("{}", serde_json::to_string(&json)?);
     } else {
         // Verdicts in colour on a terminal; anstream strips the escapes when stdout is not
         // one, or when NO_COLOR (or CLICOLOR=0) is set.
@@ -214,8 +368,27 @@ fn report(args: &Args, program: Option<&Program>, outcome: &SearchOutcome) -> Re
             "{}",
             coloured(&to_text(program, outcome, !args.no_spurious_wakeups))
         );
+        if let Some(s) = since {
+            print!("{}", incremental_text(s));
+        }
     }
     Ok(answer(outcome.verdict).into())
+}
+
+/// The `--since` line of the text report.
+fn incremental_text(s: &Incremental) -> String {
+    let origin = match &s.old_verified_now {
+        Some(why) => format!("verified now ({why})"),
+        None => "from the store".to_string(),
+    };
+    let mut out = format!(
+        "since {}: {} statements changed; {} summaries of the old version ({origin}); {} nodes pruned by them\n",
+        s.since, s.changed_statements, s.carried_summaries, s.carried_pruned
+    );
+    if let Some(b) = &s.blocked {
+        out.push_str(&format!("  no summary reused: {b}\n"));
+    }
+    out
 }
 
 /// The exit code's answer for a verdict.

@@ -6,6 +6,7 @@
 //!
 //! - [`location`]: the one target type, `FILE:LINE`, and its resolution to statements;
 //! - [`impact`]: change impact between two versions (`IS_fwd`, `IS_bwd`);
+//! - [`incremental`]: the summary store of `agx verify` and what `--since` carries;
 //! - [`abstraction`]: the guided search's view of the rule sets' results;
 //! - [`budget`]: a command's time budget, which the front end and the rule sets spend
 //!   on a worker thread abandoned at the deadline.
@@ -13,6 +14,7 @@
 pub mod abstraction;
 pub mod budget;
 pub mod impact;
+pub mod incremental;
 pub mod location;
 
 pub use abstraction::RulesAbstraction;

@@ -96,6 +96,8 @@ pub struct Setup<'p> {
     pub type_b: Option<super::type_b::TypeB>,
     /// Type B branch pivots are on (else every side of every branch is explored).
     pub type_b_branches: bool,
+    /// Stable names of this program, when summaries are exported or imported.
+    pub stable: Option<super::carry::StableIds>,
 }
 
 /// What the search keeps across paths: the DPOR stack, the summaries, the nodes on the
@@ -116,6 +118,8 @@ pub struct SearchState {
     /// and did not replay: the search is redone without those pivots.
     pub(super) retry_without_type_b: bool,
     pub budget: Budget,
+    /// When summaries are exported: each recorded key's stable key and a state with it.
+    pub carry_states: FxHashMap<Vec<u64>, (Vec<u64>, super::state::State)>,
 }
 
 /// The wall-clock side of the search: its deadline, and when memory and progress were
@@ -154,6 +158,7 @@ impl SearchState {
             error: None,
             retry_without_type_b: false,
             budget: Budget::starting_now(cfg.timeout),
+            carry_states: FxHashMap::default(),
         }
     }
 }
@@ -190,6 +195,12 @@ impl<'p> Engine<'p> {
                 reach: None,
                 type_b: None,
                 type_b_branches: true,
+                stable: cfg.carry.as_ref().map(|c| {
+                    super::carry::StableIds::new(
+                        prog,
+                        c.import.as_ref().and_then(|i| i.trusted.as_ref()),
+                    )
+                }),
             },
             path: CurrentPath::default(),
             search,
@@ -262,6 +273,7 @@ impl<'p> Engine<'p> {
                 detail: detail.clone(),
             })
             .collect();
+        let carried = self.export_carried();
         let verdict = if !self.search.found.is_empty() {
             Verdict::Violation
         } else if incomplete.is_empty() {
@@ -275,7 +287,32 @@ impl<'p> Engine<'p> {
             violations: self.search.found,
             incomplete,
             stats: self.search.stats,
+            carried,
         })
+    }
+
+    /// The summaries to carry to the next version (see `carry`): none unless asked, and
+    /// none when a Type B pivot was skipped.
+    fn export_carried(&mut self) -> Vec<super::carry::CarriedSummary> {
+        let wanted = self.setup.cfg.carry.as_ref().is_some_and(|c| c.export);
+        let type_b = self.search.stats.type_b_branches + self.search.stats.type_b_races;
+        let (Some(ids), Some(table), true, 0) =
+            (&self.setup.stable, &self.search.summaries, wanted, type_b)
+        else {
+            return Vec::new();
+        };
+        let view = super::carry::StableView::new(self.setup.prog, ids, &self.names);
+        let mut out = Vec::new();
+        for (raw, known) in table.entries() {
+            let (Some(ps), Some((key, st))) = (known.ps, self.search.carry_states.get(raw)) else {
+                continue;
+            };
+            if let Some(s) = view.export(st, &self.pool, key.clone(), ps, known.rw) {
+                out.push(s);
+            }
+        }
+        out.sort_by(|a, b| a.key.cmp(&b.key));
+        out
     }
 
     // ---- bookkeeping ----

@@ -59,6 +59,7 @@
 //! searches built on it (nodes, steps, forks, leaves, witnesses); every other module is
 //! private to the crate.
 
+pub mod carry;
 pub(crate) mod control;
 pub(crate) mod dpor;
 pub(crate) mod enabled;
@@ -238,6 +239,9 @@ pub struct Config {
     /// no runs; the module doc of `analysis::spin` gives the soundness argument. Default:
     /// true.
     pub spin_loops: bool,
+    /// Summaries exchanged with other versions of the program (Conc-iSE; see
+    /// [`carry`]). Default: none.
+    pub carry: Option<std::sync::Arc<carry::Carry>>,
 }
 
 impl Default for Config {
@@ -264,6 +268,7 @@ impl Default for Config {
             spurious_wakeups: true,
             max_memory: crate::concrete::DEFAULT_MAX_MEMORY,
             spin_loops: true,
+            carry: None,
         }
     }
 }
@@ -412,6 +417,8 @@ pub struct SearchStats {
     pub type_b_races: u64,
     /// Runs cut because they returned to a state of their own path (a cycle).
     pub cycles: u64,
+    /// Pruning decisions by summaries carried from a previous version (`carry`).
+    pub carried_pruned: u64,
     pub solver_queries: u64,
     pub solver_cache_hits: u64,
     pub solver_time_ms: f64,
@@ -428,6 +435,11 @@ pub struct SearchOutcome {
     /// Why the verdict is not `Safe` (empty when it is).
     pub incomplete: Vec<Incomplete>,
     pub stats: SearchStats,
+    /// This search's summaries in stable form, when `Config::carry` asks to export them
+    /// (none when the Type B slice skipped a pivot: such summaries are relative to this
+    /// version's slice).
+    #[serde(skip)]
+    pub carried: Vec<carry::CarriedSummary>,
 }
 
 /// A failure of the search itself (never a verdict).

@@ -71,4 +71,14 @@ impl Names {
     pub fn object(&mut self, name: ObjName) -> ObjInst {
         ObjInst(self.objects.insert_full(name).0 as u32)
     }
+
+    /// The name of an interned object (for carrying summaries across versions).
+    pub fn object_name(&self, o: ObjInst) -> ObjName {
+        self.objects[o.0 as usize]
+    }
+
+    /// The name of an interned thread.
+    pub fn thread_name(&self, t: ThreadKey) -> ThreadName {
+        self.threads[t.0 as usize]
+    }
 }

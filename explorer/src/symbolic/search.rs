@@ -435,6 +435,18 @@ impl<'p> Engine<'p> {
             None
         };
         let ps = ps.filter(|p| !self.pool.is_false(*p));
+        let exporting = self.setup.cfg.carry.as_ref().is_some_and(|c| c.export);
+        if exporting && ps.is_some() && !self.search.carry_states.contains_key(&key) {
+            if let Some(ids) = self.setup.stable.as_ref() {
+                let view = super::carry::StableView::new(self.setup.prog, ids, &self.names);
+                let stable = st.key_with(&self.pool, &view);
+                if !view.untrusted.get() {
+                    self.search
+                        .carry_states
+                        .insert(key.clone(), (stable, st.clone()));
+                }
+            }
+        }
         if let Some(table) = self.search.summaries.as_mut() {
             table.record(&mut self.pool, key, ps, rw);
         }
@@ -443,10 +455,55 @@ impl<'p> Engine<'p> {
     /// Prunes the node if its path condition implies its summary; returns the skipped
     /// subtree's result.
     fn try_prune(&mut self, st: &State, key: &[u64], clocks: &[VClock]) -> Option<Sub> {
-        let (ps, rw) = {
-            let known = self.search.summaries.as_ref()?.lookup(key)?;
-            (known.ps?, known.rw.clone())
-        };
+        let local = self
+            .search
+            .summaries
+            .as_ref()?
+            .lookup(key)
+            .and_then(|k| Some((k.ps?, k.rw.clone())));
+        if let Some((ps, rw)) = local {
+            if let Some(sub) = self.prune_with(st, ps, &rw, clocks) {
+                return Some(sub);
+            }
+        }
+        let (ps, rw) = self.carried_summary(st)?;
+        let sub = self.prune_with(st, ps, &rw, clocks)?;
+        self.search.stats.carried_pruned += 1;
+        Some(sub)
+    }
+
+    /// The summary the previous version of the program recorded for this node, when
+    /// no changed statement can run after it (`carry`'s soundness condition).
+    fn carried_summary(&mut self, st: &State) -> Option<(TermId, RwTable)> {
+        let imported = self.setup.cfg.carry.as_ref()?.import.as_ref()?;
+        if !imported.changes.clean(st) {
+            return None;
+        }
+        let ids = self.setup.stable.as_ref()?;
+        let view = super::carry::StableView::new(self.setup.prog, ids, &self.names);
+        let key = st.key_with(&self.pool, &view);
+        if view.untrusted.get() {
+            return None;
+        }
+        let carried = imported.summaries.get(&key)?;
+        super::carry::import(
+            self.setup.prog,
+            ids,
+            &mut self.names,
+            &mut self.pool,
+            st,
+            carried,
+        )
+    }
+
+    /// Prunes the node with summary `ps` (inputs as `Fut`) and access table `rw`.
+    fn prune_with(
+        &mut self,
+        st: &State,
+        ps: TermId,
+        rw: &RwTable,
+        clocks: &[VClock],
+    ) -> Option<Sub> {
         let cursors = Self::cursors(st);
         let here = rename_inputs(
             &mut self.pool,
@@ -462,7 +519,7 @@ impl<'p> Engine<'p> {
         if self.feasible(violated) != Some(false) {
             return None;
         }
-        let rw = self.repair(st, &rw, clocks)?;
+        let rw = self.repair(st, rw, clocks)?;
         self.search.stats.partial_runs += 1;
         self.search.stats.pruned += 1;
         self.trace_event(|| format!("pruned by the summary {}", self.pool.display(here)));

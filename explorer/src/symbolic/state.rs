@@ -365,47 +365,76 @@ impl State {
     /// states with equal keys differ only in the integer parts of their values. See
     /// `summary` for how the key names a node of the generalized interleaving graph.
     pub fn key(&self, pool: &TermPool) -> Vec<u64> {
-        let mut k = KeyWriter::default();
+        self.key_with(pool, &RawIds)
+    }
+
+    /// [`State::key`] with the program's and the search's ids written as `ids` names
+    /// them ([`RawIds`]: as they are; `carry`'s stable names: across program versions).
+    pub fn key_with(&self, pool: &TermPool, ids: &dyn KeyIds) -> Vec<u64> {
+        let mut k = KeyWriter {
+            words: Vec::new(),
+            ids,
+        };
         k.put(self.threads.len() as u64);
         for th in &self.threads {
-            k.put(u64::from(th.key.0));
+            k.put(ids.thread(th.key));
             k.status(&th.status, pool);
             k.put(u64::from(th.atomic));
             k.put(th.frames.len() as u64);
             for f in &th.frames {
-                k.put(u64::from(f.func.0));
-                k.put(u64::from(f.block) << 32 | u64::from(f.index));
+                k.put(ids.func(f.func));
+                k.put(ids.position(f.func, f.block, f.index));
                 k.put(f.loops.len() as u64);
                 for &(b, n) in &f.loops {
-                    k.put(u64::from(b) << 32 | u64::from(n));
+                    k.put(ids.block(f.func, b));
+                    k.put(u64::from(n));
                 }
-                for r in &f.regs {
-                    k.shape(r.shape(pool));
+                // Registers by name, so a renumbering between versions keeps the key.
+                let mut regs: Vec<(u64, Shape)> = f
+                    .regs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| (i, r.shape(pool)))
+                    .filter(|(_, s)| ids.int_regs() || !matches!(s, Shape::Int(_)))
+                    .map(|(i, s)| (ids.reg(f.func, i), s))
+                    .collect();
+                regs.sort_by_key(|(name, _)| *name);
+                k.put(regs.len() as u64);
+                for (name, shape) in regs {
+                    k.put(name);
+                    k.shape(shape);
                 }
                 for s in &f.slots {
-                    k.put(u64::from(s.0));
+                    k.put(ids.obj(*s));
                 }
             }
             for o in &th.tls {
-                k.put(u64::from(o.0));
+                k.put(ids.obj(*o));
             }
         }
         k.put(self.mutexes.len() as u64);
         for (&(o, off), &t) in &self.mutexes {
-            k.put(u64::from(o.0));
+            k.put(ids.obj(o));
             k.put(off);
             k.put(t as u64);
         }
         k.put(self.conds.len() as u64);
         for (&(o, off), q) in &self.conds {
-            k.put(u64::from(o.0));
+            k.put(ids.obj(o));
             k.put(off);
             k.put(q.len() as u64);
             q.iter().for_each(|&t| k.put(t as u64));
         }
         k.put(self.atomic_owner.map_or(u64::MAX, |t| t as u64));
-        for (o, obj) in &self.mem.objects {
-            k.put(u64::from(o.0));
+        let mut objects: Vec<(u64, &Rc<Object>)> = self
+            .mem
+            .objects
+            .iter()
+            .map(|(o, obj)| (ids.obj(*o), obj))
+            .collect();
+        objects.sort_by_key(|(name, _)| *name);
+        for (name, obj) in objects {
+            k.put(name);
             k.put(obj.size);
             k.put(u64::from(obj.live) | u64::from(obj.zero_default) << 1);
             k.put(obj.cells.len() as u64);
@@ -414,7 +443,7 @@ impl State {
                 k.shape(c.val.shape(pool));
             }
         }
-        k.0
+        k.words
     }
 }
 
@@ -506,24 +535,79 @@ impl Default for State {
     }
 }
 
-#[derive(Default)]
-struct KeyWriter(Vec<u64>);
+/// How a key names the program's and the search's ids.
+pub trait KeyIds {
+    fn thread(&self, t: ThreadKey) -> u64;
+    fn obj(&self, o: ObjInst) -> u64;
+    fn func(&self, f: FuncId) -> u64;
+    /// The statement at index `index` of block `block` of `f` (the block's length: its
+    /// terminator).
+    fn position(&self, f: FuncId, block: u32, index: u32) -> u64;
+    /// A block of `f` (a loop header).
+    fn block(&self, f: FuncId, block: u32) -> u64;
+    fn stmt(&self, s: StmtId) -> u64;
+    /// The `reg`-th register of `f`.
+    fn reg(&self, f: FuncId, reg: usize) -> u64;
+    /// Does the key list integer registers? (A summary that mentions one checks its
+    /// width when instantiated; pointer registers must agree on the object.)
+    fn int_regs(&self) -> bool {
+        true
+    }
+}
 
-impl KeyWriter {
+/// The ids of one search as they are.
+pub struct RawIds;
+
+impl KeyIds for RawIds {
+    fn thread(&self, t: ThreadKey) -> u64 {
+        u64::from(t.0)
+    }
+    fn obj(&self, o: ObjInst) -> u64 {
+        u64::from(o.0)
+    }
+    fn func(&self, f: FuncId) -> u64 {
+        u64::from(f.0)
+    }
+    fn position(&self, _: FuncId, block: u32, index: u32) -> u64 {
+        u64::from(block) << 32 | u64::from(index)
+    }
+    fn block(&self, _: FuncId, block: u32) -> u64 {
+        u64::from(block)
+    }
+    fn stmt(&self, s: StmtId) -> u64 {
+        u64::from(s.0)
+    }
+    fn reg(&self, _: FuncId, reg: usize) -> u64 {
+        reg as u64
+    }
+}
+
+struct KeyWriter<'a> {
+    words: Vec<u64>,
+    ids: &'a dyn KeyIds,
+}
+
+impl KeyWriter<'_> {
     fn put(&mut self, v: u64) {
-        self.0.push(v);
+        self.words.push(v);
     }
 
     fn shape(&mut self, s: Shape) {
         match s {
             Shape::Int(w) => self.put(u64::from(w)),
-            Shape::Ptr(o) => self.put(1 << 40 | u64::from(o.0)),
-            Shape::Func(f) => self.put(2 << 40 | u64::from(f.0)),
+            Shape::Ptr(o) => {
+                self.put(1 << 40);
+                self.put(self.ids.obj(o));
+            }
+            Shape::Func(f) => {
+                self.put(2 << 40);
+                self.put(self.ids.func(f));
+            }
         }
     }
 
     fn addr(&mut self, a: Addr) {
-        self.put(u64::from(a.0 .0));
+        self.put(self.ids.obj(a.0));
         self.put(a.1);
     }
 
@@ -534,13 +618,13 @@ impl KeyWriter {
                 self.put(1);
                 self.addr(cond);
                 self.addr(mutex);
-                self.put(u64::from(stmt.0));
+                self.put(self.ids.stmt(stmt));
             }
             Status::Reacquire { cond, mutex, stmt } => {
                 self.put(2);
                 self.addr(cond);
                 self.addr(mutex);
-                self.put(u64::from(stmt.0));
+                self.put(self.ids.stmt(stmt));
             }
             Status::Ending {
                 value,
@@ -549,7 +633,7 @@ impl KeyWriter {
             } => {
                 self.put(3 + u64::from(exit_program));
                 self.shape(value.shape(pool));
-                self.put(u64::from(stmt.0));
+                self.put(self.ids.stmt(stmt));
             }
             Status::Finished { value } => {
                 self.put(5);

@@ -295,6 +295,19 @@ impl Summaries {
         (h.finish() % self.slots.len() as u64) as usize
     }
 
+    /// Every key with its summary (for exporting them).
+    pub fn entries(&self) -> impl Iterator<Item = (&[u64], Known<'_>)> {
+        self.slots.iter().flatten().map(|e| {
+            (
+                &*e.key,
+                Known {
+                    ps: e.ps,
+                    rw: &e.rw,
+                },
+            )
+        })
+    }
+
     pub fn lookup(&self, key: &[u64]) -> Option<Known<'_>> {
         let e = self.slots[self.slot(key)].as_ref()?;
         (*e.key == *key).then_some(Known {

@@ -52,7 +52,7 @@ pub enum Var {
     Cell { obj: ObjInst, offset: u64 },
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum CmpOp {
     Eq,
     Ult,
@@ -61,7 +61,7 @@ pub enum CmpOp {
     Sle,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum BvOp {
     Add,
     Sub,

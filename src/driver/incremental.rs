@@ -1,0 +1,184 @@
+//! Incremental verification (Conc-iSE): the summary store of `agx verify` and what
+//! `--since OLD` carries from the old version's record to the new search.
+//!
+//! Every dpor+ag `agx verify` without `--target` writes its summaries, in the stable
+//! form of `explorer::symbolic::carry`, as one record of the store (`agx-store`), found
+//! by [`record_key`]: a hash of the lowered program and of every option the summaries
+//! depend on. `--since OLD` reads OLD's record (verifying OLD first when there is none
+//! or it cannot be trusted) and hands the search the summaries with the
+//! [`carry::Changes`] of the new version, which decide where they may prune.
+
+use analysis::diff::diff_programs;
+use analysis::ir::Program;
+use anyhow::Result;
+use explorer::symbolic::carry::{self, CarriedSummary, Changes, Imported};
+use explorer::symbolic::Config;
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use store::{Location, Lookup, Meta, Record, Store, StoredSummary};
+
+/// The agx version records are written by (a record of another one is stale).
+pub const AGX_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The project directory of a program: the nearest ancestor of its directory holding
+/// `.agx` or `.git`, else its own directory.
+pub fn project_dir(file: &Path) -> PathBuf {
+    let dir = file
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    dir.ancestors()
+        .find(|d| d.join(".agx").exists() || d.join(".git").exists())
+        .map_or(dir.clone(), Path::to_path_buf)
+}
+
+/// Where `--store`/`--no-store` put the store for `file` (`None`: no store).
+pub fn store_location(file: &Path, spec: Option<&str>, off: bool) -> Result<Option<Location>> {
+    if off {
+        return Ok(None);
+    }
+    Ok(Some(match spec {
+        Some(s) => Location::parse(s)?,
+        None => Location::default_in(&project_dir(file)),
+    }))
+}
+
+/// The record key of a program verified with `config`: SHA-256 of its lowered functions
+/// and objects and of the options its summaries depend on.
+pub fn record_key(program: &Program, config: &Config) -> String {
+    let mut h = Sha256::new();
+    h.update(serde_json::to_vec(&program.functions).expect("IR serializes"));
+    h.update(serde_json::to_vec(&program.objects).expect("IR serializes"));
+    let options = format!(
+        "{:?} slice={} unwind={:?} max_events={} max_threads={} uninit={:?} checks={:?} \
+         all={} bound={} repair={:?} spurious={} spin={} dm={:?}",
+        config.strategy,
+        config.slice,
+        config.unwind,
+        config.max_events,
+        config.max_threads,
+        config.uninit,
+        config.checks,
+        config.all_violations,
+        config.summary_size_bound,
+        config.repair,
+        config.spurious_wakeups,
+        config.spin_loops,
+        program.data_model,
+    );
+    h.update(options.as_bytes());
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Can this configuration's summaries be stored? (dpor+ag computes them; summaries of a
+/// search restricted to `--target`s are about those targets only.)
+pub fn storable(config: &Config) -> bool {
+    config.strategy == explorer::symbolic::Strategy::DporAg && config.targets.is_none()
+}
+
+/// What a store access cost.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct StoreIo {
+    pub bytes: usize,
+    pub ms: f64,
+}
+
+/// Writes `summaries` as the record `key`.
+pub fn write(at: &Location, key: &str, summaries: &[CarriedSummary]) -> Result<StoreIo> {
+    let started = Instant::now();
+    let mut store = Store::open(at)?;
+    let record = Record {
+        meta: Meta::current(AGX_VERSION, key),
+        summaries: summaries
+            .iter()
+            .map(|s| StoredSummary {
+                node: s.key.clone(),
+                formula: serde_json::to_string(&(&s.formula, &s.accesses))
+                    .expect("summaries serialize"),
+            })
+            .collect(),
+    };
+    let bytes = store.write(&record)?;
+    Ok(StoreIo {
+        bytes,
+        ms: started.elapsed().as_secs_f64() * 1000.0,
+    })
+}
+
+/// The outcome of reading a record.
+pub enum Read {
+    Found(Vec<CarriedSummary>),
+    /// Nothing stored, or a record that cannot be trusted (the reason).
+    Unusable(String),
+}
+
+/// Reads the record `key`.
+pub fn read(at: &Location, key: &str) -> Result<(Read, StoreIo)> {
+    let started = Instant::now();
+    let mut store = Store::open(at)?;
+    let lookup = store.read(AGX_VERSION, key)?;
+    let mut bytes = 0;
+    let read = match lookup {
+        Lookup::Missing => Read::Unusable("no record of the old version".into()),
+        Lookup::Ignored(why) => Read::Unusable(format!("the old version's record: {why}")),
+        Lookup::Found(r) => {
+            let mut out = Vec::with_capacity(r.summaries.len());
+            let mut bad = None;
+            for s in r.summaries {
+                bytes += s.formula.len() + 8 * s.node.len();
+                match serde_json::from_str(&s.formula) {
+                    Ok((formula, accesses)) => out.push(CarriedSummary {
+                        key: s.node,
+                        formula,
+                        accesses,
+                    }),
+                    Err(e) => bad = Some(e.to_string()),
+                }
+            }
+            match bad {
+                // One unreadable summary makes the whole record suspect.
+                Some(e) => Read::Unusable(format!("the old version's record is unreadable: {e}")),
+                None => Read::Found(out),
+            }
+        }
+    };
+    Ok((
+        read,
+        StoreIo {
+            bytes,
+            ms: started.elapsed().as_secs_f64() * 1000.0,
+        },
+    ))
+}
+
+/// What the new search imports from the old version, and what the report says of it.
+pub fn import(old: &Program, new: &Program, summaries: Vec<CarriedSummary>) -> Imported {
+    let diff = diff_programs(old, new);
+    let trusted = carry::trusted_fingerprints(old, new, &diff);
+    let changes = Changes::between(old, new, &diff);
+    let summaries: HashMap<Vec<u64>, CarriedSummary> =
+        summaries.into_iter().map(|s| (s.key.clone(), s)).collect();
+    Imported {
+        summaries,
+        changes,
+        trusted: Some(trusted),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn project_dir_is_the_nearest_marked_ancestor() {
+        let d = tempfile::tempdir().unwrap();
+        let sub = d.path().join("a/b");
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::create_dir_all(d.path().join("a/.agx")).unwrap();
+        let found = project_dir(&sub.join("p.c"));
+        assert_eq!(found, d.path().join("a").canonicalize().unwrap());
+    }
+}
