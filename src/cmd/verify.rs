@@ -126,7 +126,8 @@ pub struct Args {
     pub since: Option<PathBuf>,
     /// The summary store every dpor+ag verify without --target writes and --since reads:
     /// a SQLite file, or redis://HOST:PORT. Default: .agx/summaries.sqlite3 in the
-    /// program's project directory (the nearest ancestor with .agx or .git).
+    /// program's project directory (the nearest ancestor with .agx or .git, else the
+    /// current directory).
     #[arg(
         long,
         value_name = "FILE|redis://HOST:PORT",

@@ -23,7 +23,9 @@ use store::{Location, Lookup, Meta, Record, Store, StoredSummary};
 pub const AGX_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The project directory of a program: the nearest ancestor of its directory holding
-/// `.agx` or `.git`, else its own directory.
+/// `.agx` or `.git`, else the current directory. A program outside any project (a
+/// downloaded benchmark, a shared corpus) gets no `.agx/` written beside it: that
+/// directory may be read-only or belong to someone else.
 pub fn project_dir(file: &Path) -> PathBuf {
     let dir = file
         .parent()
@@ -32,7 +34,10 @@ pub fn project_dir(file: &Path) -> PathBuf {
     let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
     dir.ancestors()
         .find(|d| d.join(".agx").exists() || d.join(".git").exists())
-        .map_or(dir.clone(), Path::to_path_buf)
+        .map_or_else(
+            || std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+            Path::to_path_buf,
+        )
 }
 
 /// Where `--store`/`--no-store` put the store for `file` (`None`: no store).
@@ -180,5 +185,20 @@ mod tests {
         std::fs::create_dir_all(d.path().join("a/.agx")).unwrap();
         let found = project_dir(&sub.join("p.c"));
         assert_eq!(found, d.path().join("a").canonicalize().unwrap());
+    }
+
+    #[test]
+    fn a_program_outside_any_project_uses_the_current_directory() {
+        let d = tempfile::tempdir().unwrap();
+        let unmarked = d
+            .path()
+            .ancestors()
+            .all(|a| !a.join(".agx").exists() && !a.join(".git").exists());
+        if unmarked {
+            assert_eq!(
+                project_dir(&d.path().join("p.c")),
+                std::env::current_dir().unwrap()
+            );
+        }
     }
 }
