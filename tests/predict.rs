@@ -270,3 +270,18 @@ fn reorder_with_10_and_20_threads_is_predicted_from_a_passing_round_robin_run() 
         assert!(replays_to_violation(file, &witness), "{witness}");
     }
 }
+
+#[test]
+fn twostage_with_100_threads_is_predicted_from_a_passing_round_robin_run() {
+    // One reader and 99 writers: the bug needs the reader between one writer's two
+    // stages. The unsat cores release the writers a few at a time, so the formula never
+    // holds the interleavings of all hundred threads.
+    let file = "fixtures/predict/twostage_100.c";
+    let trace = save_trace(file, "round-robin");
+    let (code, out, err) = predict(file, &trace, &[]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("twostage_100.c:33"), "{out}");
+    assert!(out.contains("at most 2 context switch"), "{out}");
+    let witness = printed_witnesses(&out)[0].to_string();
+    assert!(replays_to_violation(file, &witness), "{witness}");
+}

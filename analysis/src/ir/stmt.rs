@@ -115,6 +115,28 @@ pub enum SyncOp {
 /// `EBUSY` as glibc defines it: the result of a failed `pthread_mutex_trylock`.
 pub const EBUSY: i128 = 16;
 
+/// The operand list of a [`SyncOp`], written once for shared and mutable borrows (match
+/// ergonomics give `&Operand` or `&mut Operand` bindings from the one pattern).
+macro_rules! sync_operands {
+    ($op:expr) => {
+        match $op {
+            SyncOp::ThreadCreate { handle, func, arg } => vec![handle, func, arg],
+            SyncOp::ThreadJoin { thread, result } => vec![thread, result],
+            SyncOp::MutexInit { mutex }
+            | SyncOp::MutexLock { mutex }
+            | SyncOp::MutexUnlock { mutex }
+            | SyncOp::MutexTryLock { mutex }
+            | SyncOp::MutexDestroy { mutex } => vec![mutex],
+            SyncOp::CondInit { cond }
+            | SyncOp::CondSignal { cond }
+            | SyncOp::CondBroadcast { cond }
+            | SyncOp::CondDestroy { cond } => vec![cond],
+            SyncOp::CondWait { cond, mutex } => vec![cond, mutex],
+            SyncOp::AtomicBegin | SyncOp::AtomicEnd => vec![],
+        }
+    };
+}
+
 impl SyncOp {
     pub fn name(&self) -> &'static str {
         match self {
@@ -137,21 +159,12 @@ impl SyncOp {
 
     /// The operands of the operation, in source order.
     pub fn operands(&self) -> Vec<&Operand> {
-        match self {
-            SyncOp::ThreadCreate { handle, func, arg } => vec![handle, func, arg],
-            SyncOp::ThreadJoin { thread, result } => vec![thread, result],
-            SyncOp::MutexInit { mutex }
-            | SyncOp::MutexLock { mutex }
-            | SyncOp::MutexUnlock { mutex }
-            | SyncOp::MutexTryLock { mutex }
-            | SyncOp::MutexDestroy { mutex } => vec![mutex],
-            SyncOp::CondInit { cond }
-            | SyncOp::CondSignal { cond }
-            | SyncOp::CondBroadcast { cond }
-            | SyncOp::CondDestroy { cond } => vec![cond],
-            SyncOp::CondWait { cond, mutex } => vec![cond, mutex],
-            SyncOp::AtomicBegin | SyncOp::AtomicEnd => vec![],
-        }
+        sync_operands!(self)
+    }
+
+    /// The operands of the operation, in source order, for rewriting passes.
+    pub fn operands_mut(&mut self) -> Vec<&mut Operand> {
+        sync_operands!(self)
     }
 }
 
@@ -308,31 +321,7 @@ impl StmtKind {
                 }
                 args.iter_mut().for_each(f);
             }
-            StmtKind::Sync { op, .. } => match op {
-                SyncOp::ThreadCreate { handle, func, arg } => {
-                    f(handle);
-                    f(func);
-                    f(arg);
-                }
-                SyncOp::ThreadJoin { thread, result } => {
-                    f(thread);
-                    f(result);
-                }
-                SyncOp::MutexInit { mutex }
-                | SyncOp::MutexLock { mutex }
-                | SyncOp::MutexUnlock { mutex }
-                | SyncOp::MutexTryLock { mutex }
-                | SyncOp::MutexDestroy { mutex } => f(mutex),
-                SyncOp::CondInit { cond }
-                | SyncOp::CondSignal { cond }
-                | SyncOp::CondBroadcast { cond }
-                | SyncOp::CondDestroy { cond } => f(cond),
-                SyncOp::CondWait { cond, mutex } => {
-                    f(cond);
-                    f(mutex);
-                }
-                SyncOp::AtomicBegin | SyncOp::AtomicEnd => {}
-            },
+            StmtKind::Sync { op, .. } => op.operands_mut().into_iter().for_each(f),
             StmtKind::Nondet { .. } | StmtKind::Havoc { .. } => {}
             StmtKind::Assume { cond } => f(cond),
             StmtKind::Alloc { size, .. } => f(size),

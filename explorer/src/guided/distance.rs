@@ -20,7 +20,6 @@ pub const FAR: u32 = u32::MAX / 4;
 
 /// The statement-level interprocedural control-flow graph of a program.
 pub struct Icfg {
-    succ: Vec<Vec<StmtId>>,
     pred: Vec<Vec<StmtId>>,
     /// Intraprocedural successors only.
     intra: Vec<Vec<StmtId>>,
@@ -86,7 +85,6 @@ impl Icfg {
             }
         }
         Icfg {
-            succ,
             pred,
             intra,
             cache: FxHashMap::default(),
@@ -118,11 +116,6 @@ impl Icfg {
             stack.extend(self.intra[s.index()].iter().copied());
         }
         false
-    }
-
-    /// Interprocedural successors (for tests and reports).
-    pub fn successors(&self, s: StmtId) -> &[StmtId] {
-        self.succ.get(s.index()).map_or(&[], Vec::as_slice)
     }
 }
 

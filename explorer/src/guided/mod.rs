@@ -89,14 +89,14 @@
 //! witnesses and their replay), [`trials`] (parallel trials, the exhaustive fallback,
 //! the verdict).
 
-pub mod distance;
-pub mod goal;
-pub mod progress;
-pub mod refine;
-pub mod rounds;
-pub mod search;
-pub mod trace;
-pub mod trials;
+pub(crate) mod distance;
+pub(crate) mod goal;
+pub(crate) mod progress;
+pub(crate) mod refine;
+pub(crate) mod rounds;
+pub(crate) mod search;
+pub(crate) mod trace;
+pub(crate) mod trials;
 
 pub use rounds::hunt_in_rounds;
 pub use trace::{AbstractGraph, AbstractNode, EdgeKind};
@@ -364,6 +364,20 @@ impl Hunt {
         reason: String,
         started: std::time::Instant,
     ) -> Hunt {
+        let stats = HuntStats {
+            time_ms: started.elapsed().as_secs_f64() * 1000.0,
+            ..HuntStats::default()
+        };
+        Hunt::without_evidence(verdict, found_by, reason, stats)
+    }
+
+    /// A verdict with a reason and no evidence or traces, with these statistics.
+    pub fn without_evidence(
+        verdict: Verdict,
+        found_by: Option<FoundBy>,
+        reason: String,
+        stats: HuntStats,
+    ) -> Hunt {
         Hunt {
             verdict,
             found_by,
@@ -372,10 +386,7 @@ impl Hunt {
             initial_traces: Vec::new(),
             final_traces: Vec::new(),
             refinements: Vec::new(),
-            stats: HuntStats {
-                time_ms: started.elapsed().as_secs_f64() * 1000.0,
-                ..HuntStats::default()
-            },
+            stats,
         }
     }
 }

@@ -66,11 +66,6 @@ impl TraceSet {
             relevant,
         }
     }
-
-    /// `Σ|π_i|`.
-    pub fn length(&self) -> usize {
-        self.traces.iter().map(Vec::len).sum()
-    }
 }
 
 /// The sides of branch `b` from which `next` is reachable, when that is not all of them.
@@ -149,6 +144,7 @@ impl Progress {
             .filter_map(|(i, (t, &c))| t.get(c).map(|&s| (i, s)))
     }
 
+    #[cfg(test)]
     pub fn done(&self, trace: usize) -> bool {
         self.cursor[trace] >= self.set.traces[trace].len()
     }

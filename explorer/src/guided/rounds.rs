@@ -100,19 +100,11 @@ pub fn hunt_in_rounds<E>(
 
 /// An undecided goal when the hunt stopped at the first confirmed goal `first`.
 fn not_hunted_further(first: usize, stats: HuntStats) -> Hunt {
-    Hunt {
-        verdict: Verdict::Unknown,
-        found_by: None,
-        reason: Some(format!(
-            "not hunted further: the hunt stopped at the first confirmed goal (goal {})",
-            first + 1
-        )),
-        evidence: None,
-        initial_traces: Vec::new(),
-        final_traces: Vec::new(),
-        refinements: Vec::new(),
-        stats,
-    }
+    let reason = format!(
+        "not hunted further: the hunt stopped at the first confirmed goal (goal {})",
+        first + 1
+    );
+    Hunt::without_evidence(Verdict::Unknown, None, reason, stats)
 }
 
 /// Adds the work of the earlier rounds (`before`) to this round's statistics.

@@ -109,8 +109,6 @@ pub struct Trial<'a> {
     /// afresh, and a state met again within one generation is not explored twice.
     visited: FxHashSet<(u128, u32)>,
     generation: u32,
-    /// States dropped because their generation had already met them.
-    pub revisits: u64,
 }
 
 /// What a step produced.
@@ -148,7 +146,6 @@ impl<'a> Trial<'a> {
             final_traces: Vec::new(),
             visited: FxHashSet::default(),
             generation: 0,
-            revisits: 0,
         }
     }
 

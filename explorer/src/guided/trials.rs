@@ -70,6 +70,26 @@ pub fn hunt(
     Ok(Hunt { stats, ..decided })
 }
 
+/// The verdict a trial decided (found by the guided search), with its traces.
+fn of_trial(
+    r: &TrialResult,
+    verdict: Verdict,
+    reason: Option<String>,
+    evidence: Option<super::Evidence>,
+    stats: &HuntStats,
+) -> Hunt {
+    Hunt {
+        verdict,
+        found_by: Some(FoundBy::Guided),
+        reason,
+        evidence,
+        initial_traces: r.initial_traces.clone(),
+        final_traces: r.final_traces.clone(),
+        refinements: r.refinements.clone(),
+        stats: stats.clone(),
+    }
+}
+
 fn static_refutation(reason: String, started: Instant) -> Hunt {
     Hunt::without_search(Verdict::Refuted, Some(FoundBy::Static), reason, started)
 }
@@ -189,16 +209,7 @@ fn decide(
             unreachable!("found as confirmed")
         };
         fill_trial_stats(stats, r);
-        return Hunt {
-            verdict: Verdict::Confirmed,
-            found_by: Some(FoundBy::Guided),
-            reason: None,
-            evidence: Some((**ev).clone()),
-            initial_traces: r.initial_traces.clone(),
-            final_traces: r.final_traces.clone(),
-            refinements: r.refinements.clone(),
-            stats: stats.clone(),
-        };
+        return of_trial(r, Verdict::Confirmed, None, Some((**ev).clone()), stats);
     }
     let main = results
         .iter()
@@ -218,20 +229,12 @@ fn decide(
         .find(|r| matches!(r.1.end, TrialEnd::Exhausted { complete: true }))
     {
         fill_trial_stats(stats, r);
-        return Hunt {
-            verdict: Verdict::Refuted,
-            found_by: Some(FoundBy::Guided),
-            reason: Some(format!(
-                "trial {} explored every schedule and input ({} states) without meeting the goal",
-                i + 1,
-                r.states
-            )),
-            evidence: None,
-            initial_traces: r.initial_traces.clone(),
-            final_traces: r.final_traces.clone(),
-            refinements: r.refinements.clone(),
-            stats: stats.clone(),
-        };
+        let reason = format!(
+            "trial {} explored every schedule and input ({} states) without meeting the goal",
+            i + 1,
+            r.states
+        );
+        return of_trial(r, Verdict::Refuted, Some(reason), None, stats);
     }
     let guided_reason = unknown_reason(prog, cfg, results);
     let (initial_traces, final_traces) = traces(main);

@@ -109,7 +109,8 @@ pub struct Ctp {
     pub inputs: Vec<Input>,
     /// Integers pinned to their observed values (addresses stay as observed).
     pub pins: Vec<Bool>,
-    /// The value of each cell before the run's first write to it (when known).
+    /// The value of each cell before the run first touched it (in the run's order: what
+    /// its first read saw, or what its first write overwrote); a cell not listed held 0.
     pub initial: FxHashMap<Cell, RecordedValue>,
     /// The observed run reached a failure itself.
     pub observed_failure: Option<(Span, Failure)>,
@@ -142,7 +143,10 @@ pub fn build(
     execution: &Execution,
     uninit: UninitPolicy,
 ) -> Result<Ctp, CtpError> {
-    let mut ctp = Ctp::default();
+    let mut ctp = Ctp {
+        initial: initial_values(execution),
+        ..Ctp::default()
+    };
     let mut per_thread: Vec<Vec<&StmtRecord>> = Vec::new();
     for r in &execution.statements {
         let t = r.thread.index();
@@ -177,6 +181,25 @@ pub fn build(
         }
     }
     Ok(ctp)
+}
+
+/// The value of every shared cell before the run first touched it. Threads are walked
+/// one after another, so only the run's own order knows which access came first.
+fn initial_values(execution: &Execution) -> FxHashMap<Cell, RecordedValue> {
+    let mut initial = FxHashMap::default();
+    for r in &execution.statements {
+        match &r.note {
+            StmtNote::Load { addr, value, .. } => {
+                initial.entry(cell_of(*addr)).or_insert(*value);
+            }
+            StmtNote::Store { addr, old, .. } => {
+                let before = old.unwrap_or(RecordedValue::Int(0));
+                initial.entry(cell_of(*addr)).or_insert(before);
+            }
+            _ => {}
+        }
+    }
+    initial
 }
 
 fn unsupported(program: &Program, stmt: StmtId, what: &str) -> CtpError {
@@ -362,16 +385,10 @@ fn step<'p>(
             (
                 StmtKind::Store { value, ty, .. },
                 StmtNote::Store {
-                    addr,
-                    old,
-                    value: obs,
-                    ..
+                    addr, value: obs, ..
                 },
             ) => {
                 let cell = cell_of(*addr);
-                if let Some(old) = old {
-                    ctp.initial.entry(cell).or_insert(*old);
-                }
                 let mut v = walk.operand(value, dm);
                 v.observed = *obs;
                 let v = fit(v, *ty, dm);

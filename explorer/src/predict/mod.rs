@@ -99,45 +99,87 @@ fn predict_execution(
             properties: 0,
         });
     }
-    let encoding = encode::encode(&ctp);
     // O_end never needs to exceed the number of events: past it the bound is vacuous.
     let vacuous = ctp.events.len() as u32 + 1;
-    let bounds: Vec<u32> = match options.context_bound {
-        Some(k) => vec![k],
-        None => (1..=vacuous).collect(),
-    };
-    for k in bounds {
-        let bound = Bool::new_const(format!("cb{k}"));
-        encoding
-            .solver
-            .assert(bound.implies(encoding.end.le(Int::from_u64(u64::from(k)))));
-        match encoding
-            .solver
-            .check_assumptions(std::slice::from_ref(&bound))
-        {
-            SatResult::Sat => return Ok(realize(program, trace, &ctp, &encoding, k)),
-            SatResult::Unknown => return Err(PredictError::Unknown(k)),
-            SatResult::Unsat => {
-                let core = encoding.solver.get_unsat_core();
-                if !core.iter().any(|c| c == &bound) {
-                    return Ok(Prediction::NoViolation {
-                        bound: None,
-                        properties: ctp.properties.len(),
-                    });
-                }
-                if k >= vacuous {
-                    return Ok(Prediction::NoViolation {
-                        bound: None,
-                        properties: ctp.properties.len(),
-                    });
-                }
-            }
-        }
+    let mut k = options.context_bound.unwrap_or(1);
+    // Threads whose events may run: `main` and the threads of the properties at first;
+    // an unsat core that names idle threads releases some of them (doubling the set)
+    // and the formula is built again, so a bug that needs one of a hundred similar
+    // threads is found without encoding the interleavings of all hundred. Only a core
+    // without idle threads (and without the bound) is an answer for the whole trace
+    // program.
+    let mut active = vec![false; ctp.by_thread.len()];
+    active[0] = true;
+    for p in &ctp.properties {
+        active[p.thread as usize] = true;
     }
-    Ok(Prediction::NoViolation {
-        bound: options.context_bound,
-        properties: ctp.properties.len(),
-    })
+    let mut encoding = encode::encode(&ctp, &active);
+    let mut bound = bound_literal(&encoding, k);
+    loop {
+        let idle: Vec<Bool> = (0..active.len())
+            .filter(|&t| !active[t])
+            .map(|t| encoding.idle[t].clone())
+            .collect();
+        match check(&encoding, &bound, &idle) {
+            SatResult::Sat => {
+                // The smallest bound that works with these threads.
+                for smaller in 1..k {
+                    let b = bound_literal(&encoding, smaller);
+                    if check(&encoding, &b, &idle) == SatResult::Sat {
+                        return Ok(realize(program, trace, &ctp, &encoding, smaller));
+                    }
+                }
+                let _ = check(&encoding, &bound, &idle);
+                return Ok(realize(program, trace, &ctp, &encoding, k));
+            }
+            SatResult::Unknown => return Err(PredictError::Unknown(k)),
+            SatResult::Unsat => {}
+        }
+        let core = encoding.solver.get_unsat_core();
+        let idle_in_core: Vec<usize> = (0..active.len())
+            .filter(|&t| !active[t] && core.contains(&encoding.idle[t]))
+            .collect();
+        let bounded = core.contains(&bound);
+        if idle_in_core.is_empty() && (!bounded || k >= vacuous) {
+            return Ok(Prediction::NoViolation {
+                bound: None,
+                properties: ctp.properties.len(),
+            });
+        }
+        if idle_in_core.is_empty() && options.context_bound.is_some() {
+            return Ok(Prediction::NoViolation {
+                bound: Some(k),
+                properties: ctp.properties.len(),
+            });
+        }
+        // Relax what the core names: the bound (when growing it) and idle threads.
+        if bounded && options.context_bound.is_none() && k < vacuous {
+            k += 1;
+        }
+        if !idle_in_core.is_empty() {
+            let released = active.iter().filter(|&&a| a).count();
+            for t in idle_in_core.into_iter().take(released.max(1)) {
+                active[t] = true;
+            }
+            encoding = encode::encode(&ctp, &active);
+        }
+        bound = bound_literal(&encoding, k);
+    }
+}
+
+fn check(encoding: &Encoding, bound: &Bool, idle: &[Bool]) -> SatResult {
+    let mut assumptions = vec![bound.clone()];
+    assumptions.extend(idle.iter().cloned());
+    encoding.solver.check_assumptions(&assumptions)
+}
+
+/// The tracked literal `cb{k} → O_end ≤ k`.
+fn bound_literal(encoding: &Encoding, k: u32) -> Bool {
+    let bound = Bool::new_const(format!("cb{k}"));
+    encoding
+        .solver
+        .assert(bound.implies(encoding.end.le(Int::from_u64(u64::from(k)))));
+    bound
 }
 
 /// The schedule and inputs of the model, replayed on the whole program.
