@@ -67,6 +67,7 @@ pub mod local;
 pub mod model;
 pub mod names;
 pub mod path;
+pub mod race;
 pub mod reach;
 pub mod search;
 pub mod smt;
@@ -158,6 +159,14 @@ pub struct Checks {
     pub deadlock: bool,
     /// Memory-safety, division by zero, lock and join misuse are violations.
     pub memory: bool,
+    /// Data races are violations (see [`race`]). Turns off what is not sound for races:
+    /// summaries (dpor+ag searches as dpor), the slice cuts and the spin-loop reduction.
+    pub race: bool,
+    /// Failed assertions and `reach_error` calls are not violations (SV-COMP's race
+    /// property): a run reaching one ends there. A failed `assert` aborts the program,
+    /// but `reach_error` is an ordinary function there, so a run that calls it makes the
+    /// verdict at best `Unknown`.
+    pub no_assertions: bool,
 }
 
 /// The configuration of a search. Every field names its default.
@@ -229,6 +238,9 @@ pub struct Config {
     /// no runs; the module doc of `analysis::spin` gives the soundness argument. Default:
     /// true.
     pub spin_loops: bool,
+    /// The command-line arguments after the program name (`argv[1..]`, concrete); the
+    /// witness records them. Default: none (`argc == 1`).
+    pub args: Vec<String>,
 }
 
 impl Default for Config {
@@ -255,6 +267,7 @@ impl Default for Config {
             spurious_wakeups: true,
             max_memory: crate::concrete::DEFAULT_MAX_MEMORY,
             spin_loops: true,
+            args: Vec::new(),
         }
     }
 }
@@ -376,6 +389,10 @@ pub struct Found {
     pub location: String,
     pub witness: Witness,
     pub steps: Vec<WitnessStep>,
+    /// For a data race: both accesses (the witness ends with them adjacent when the
+    /// search found them pending together).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub race: Option<crate::concrete::race::Race>,
 }
 
 /// Search statistics.
