@@ -35,6 +35,7 @@ if [ "$1" = hunt ]; then
 fi
 [ "$1" = verify ] || { echo "fake: expected verify, got $1" >&2; exit 2; }
 src="$2"; shift 2
+all_args="$*"
 strategy=fake-default
 while [ $# -gt 0 ]; do
   case "$1" in --strategy) strategy="$2"; shift ;; esac
@@ -53,6 +54,14 @@ case "$mode" in
     exit 1 ;;
   replayable)
     echo "{\"verdict\":\"violation\",\"reason\":null,\"violation\":{\"kind\":\"reach_error\"},\"witness\":{\"format\":\"agx-witness\",\"version\":1,\"program\":\"$name\",\"data_model\":\"ilp32\",\"uninit\":\"zero\",\"inputs\":[],\"schedule\":[0,1,1]},\"strategy\":\"$strategy\",\"stats\":$stats}"
+    exit 1 ;;
+  race)
+    # A no-data-race task: verify must check races alone.
+    case "$all_args" in
+      *"--check race --no-assertions"*) ;;
+      *) echo "fake: a race task without --check race --no-assertions: $all_args" >&2; exit 2 ;;
+    esac
+    echo "{\"verdict\":\"violation\",\"reason\":null,\"violation\":{\"kind\":\"data_race\",\"thread\":1,\"location\":\"$name:3\"},\"witness\":null,\"strategy\":\"$strategy\",\"stats\":$stats}"
     exit 1 ;;
   unknown)
     echo "{\"verdict\":\"unknown\",\"reason\":\"unwind bound 2 hit\",\"violation\":null,\"witness\":null,\"strategy\":\"$strategy\",\"stats\":$stats}"
@@ -155,7 +164,14 @@ fn scores_a_corpus_and_prints_wrong_verdicts_first() {
         true,
         "violation",
     );
-    s.task("pthread-atomic", "racy", "no-data-race", false, "violation");
+    s.task("pthread-atomic", "racy", "no-data-race", false, "race");
+    s.task(
+        "pthread-atomic",
+        "overflows",
+        "no-overflow",
+        false,
+        "violation",
+    );
     s.task(
         "pthread-atomic",
         "asm",
@@ -175,24 +191,25 @@ fn scores_a_corpus_and_prints_wrong_verdicts_first() {
         first_section.contains("pthread-atomic/wrong_false"),
         "{text}"
     );
-    // +1 +2 -16; unknown, unsupported, not supported and error score 0.
+    // +1 +2 -16 +1 (the race); unknown, unsupported, not supported and error score 0.
     let total = text
         .lines()
         .find(|l| l.trim_start().starts_with("TOTAL"))
         .unwrap();
-    assert!(total.trim_end().ends_with(" -13"), "{total}");
+    assert!(total.trim_end().ends_with(" -12"), "{total}");
 
     let r = s.results("r.json");
     assert_eq!(r["schema"], "agx-bench-results");
     assert_eq!(r["schema_version"], 2);
     assert_eq!(r["settings"]["mode"], "tasks");
-    assert_eq!(r["records"].as_array().unwrap().len(), 7);
+    assert_eq!(r["records"].as_array().unwrap().len(), 8);
     let status = |task: &str| record(&r, task)["status"].as_str().unwrap().to_string();
     assert_eq!(status("pthread/correct_false"), "false");
     assert_eq!(status("pthread/correct_true"), "true");
     assert_eq!(status("pthread/gives_up"), "unknown");
     assert_eq!(status("pthread-atomic/wrong_false"), "false");
-    assert_eq!(status("pthread-atomic/racy"), "not-supported");
+    assert_eq!(status("pthread-atomic/racy"), "false");
+    assert_eq!(status("pthread-atomic/overflows"), "not-supported");
     assert_eq!(status("pthread-atomic/asm"), "unsupported");
     assert_eq!(status("pthread-atomic/crashes"), "error");
     let wrong = record(&r, "pthread-atomic/wrong_false");
@@ -203,14 +220,14 @@ fn scores_a_corpus_and_prints_wrong_verdicts_first() {
     assert!(ok["source"].as_str().unwrap().ends_with("correct_false.c"));
     assert_eq!(ok["runs"], 5);
     assert!(ok["peak_memory_kib"].as_u64().unwrap() > 0);
-    // The racy task was never run.
+    // The task of an unsupported property was never run.
     assert_eq!(
-        record(&r, "pthread-atomic/racy")["peak_memory_kib"],
+        record(&r, "pthread-atomic/overflows")["peak_memory_kib"],
         serde_json::Value::Null
     );
 
     let csv = fs::read_to_string(s.path("r.csv")).unwrap();
-    assert_eq!(csv.lines().count(), 8);
+    assert_eq!(csv.lines().count(), 9, "a header and a line per task");
 }
 
 #[test]
@@ -485,10 +502,30 @@ fn svcomp_prints_the_verdict_line_and_a_witness() {
     assert_eq!(stdout(&o).lines().last(), Some("Result: TRUE"));
     assert_eq!(o.status.code(), Some(0), "TRUE exits 0");
 
+    s.task("pthread", "racy", "no-data-race", false, "race");
     let o = s.agx(&[
         "svcomp",
         "--property",
         "properties/no-data-race.prp",
+        "pthread/racy.yml",
+    ]);
+    assert_eq!(
+        stdout(&o).lines().last(),
+        Some("Result: FALSE(no-data-race)"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(o.status.code(), Some(1), "FALSE exits 1");
+
+    fs::write(
+        s.path("properties/no-overflow.prp"),
+        "CHECK( init(main()), LTL(G ! overflow) )\n",
+    )
+    .unwrap();
+    let o = s.agx(&[
+        "svcomp",
+        "--property",
+        "properties/no-overflow.prp",
         "pthread/bug.yml",
     ]);
     assert_eq!(o.status.code(), Some(3), "UNKNOWN exits 3");

@@ -55,7 +55,7 @@ pub const GOAL_MEDIAN_TIME_RATIO: f64 = 0.2;
 
 /// Whether a task is one of this mode's: unreach-call, expected false.
 pub fn is_hunt_task(task: &Task) -> bool {
-    task.property.is_checked() && task.expected == Some(false)
+    task.property == crate::task::Property::UnreachCall && task.expected == Some(false)
 }
 
 /// The command line of one hunt run.

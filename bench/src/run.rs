@@ -176,12 +176,19 @@ pub fn run_one(task: &Task, strategy: &Option<String>, plan: &Plan) -> Option<Re
             return Some(record);
         }
     };
+    let extra_args: Vec<String> = task
+        .property
+        .verify_args()
+        .iter()
+        .map(|a| a.to_string())
+        .chain(task.extra_args.iter().cloned())
+        .collect();
     let call = VerifyCall {
         source,
         data_model: task.data_model,
         strategy: strategy.as_deref(),
         timeout_secs: plan.timeout_secs,
-        extra_args: &task.extra_args,
+        extra_args: &extra_args,
     };
     match plan.run_child(call.command(&plan.program)) {
         Ok(finished) => {

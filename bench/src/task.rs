@@ -59,10 +59,19 @@ impl Property {
         }
     }
 
-    /// Whether `agx verify` checks this property. Data races are not checked yet, so
-    /// no-data-race tasks are reported as "not supported" instead of being run.
+    /// Whether `agx verify` checks this property (tasks of other properties are reported
+    /// as "not supported" instead of being run).
     pub fn is_checked(&self) -> bool {
-        matches!(self, Property::UnreachCall)
+        matches!(self, Property::UnreachCall | Property::NoDataRace)
+    }
+
+    /// The `agx verify` options that check this property: no-data-race reports data
+    /// races only (`reach_error` is an ordinary function there).
+    pub fn verify_args(&self) -> &'static [&'static str] {
+        match self {
+            Property::NoDataRace => &["--check", "race", "--no-assertions"],
+            Property::UnreachCall | Property::Other(_) => &[],
+        }
     }
 
     /// Recognises the two SV-COMP concurrency properties from a `.prp` text, ignoring
@@ -602,7 +611,12 @@ mod tests {
             None
         );
         assert!(Property::UnreachCall.is_checked());
-        assert!(!Property::NoDataRace.is_checked());
+        assert!(Property::NoDataRace.is_checked());
+        assert_eq!(
+            Property::NoDataRace.verify_args(),
+            ["--check", "race", "--no-assertions"]
+        );
+        assert!(Property::UnreachCall.verify_args().is_empty());
         assert_eq!(
             Property::from_file(Path::new("/nonexistent/no-data-races.prp")),
             Property::Other("no-data-races".into())

@@ -67,6 +67,17 @@ pub struct Args {
     /// wake-up, which POSIX allows and explicit schedules may otherwise name).
     #[arg(long)]
     pub no_spurious_wakeups: bool,
+    /// Detect data races (vector clocks): two accesses to one cell by different threads,
+    /// at least one a write, unordered by happens-before (locks, create/join, atomic
+    /// sections; accesses inside atomic sections never race) stop the run with a
+    /// `data race` violation at the second. A race witness (`agx verify --check race`)
+    /// turns this on by itself.
+    #[arg(long)]
+    pub detect_races: bool,
+    /// The program's command-line arguments (after `--`): `argv[1..]`; `argc` counts
+    /// them and `argv[0]` is `"main"`. A witness brings its own.
+    #[arg(last = true, value_name = "ARGS", conflicts_with = "witness")]
+    pub program_args: Vec<String>,
     /// Memory budget in MiB: a run whose live heap blocks would exceed it stops at a
     /// bound.
     #[arg(long, value_name = "MIB", default_value_t = 4096)]
@@ -284,6 +295,7 @@ fn config(args: &Args, program: &Program) -> Result<RunConfig> {
             config.schedule = schedule(args)?;
             config.inputs = inputs(args)?;
             config.uninit = args.uninit;
+            config.args = args.program_args.clone();
             config
         }
     };
@@ -292,6 +304,7 @@ fn config(args: &Args, program: &Program) -> Result<RunConfig> {
     if args.no_spurious_wakeups {
         config.spurious_wakeups = false;
     }
+    config.detect_races |= args.detect_races;
     config.max_memory = args.max_memory.saturating_mul(1 << 20);
     config.record_trace = args.trace
         || args.save_witness.is_some()

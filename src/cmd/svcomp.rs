@@ -33,8 +33,9 @@ const AGX_WITNESS: &str = "agx-witness";
 #[derive(clap::Args)]
 #[command(after_help = "\
 Prints `Result: TRUE`, `Result: FALSE(unreach-call)` or `Result: UNKNOWN` as the last line of \
-stdout. Supported property: unreach-call (CHECK( init(main()), LTL(G ! call(reach_error())) )); \
-others answer UNKNOWN. Witness: YAML violation witness, format 2.0 with the concurrency \
+stdout. Supported properties: unreach-call (CHECK( init(main()), LTL(G ! call(reach_error())) )) \
+and no-data-race (CHECK( init(main()), LTL(G ! data-race) ), checked by `agx verify --check race \
+--no-assertions`); others answer UNKNOWN. Witness: YAML violation witness, format 2.0 with the concurrency \
 extension's `thread_id` on every waypoint (format_version '2.2'; 0 = main, then creation order): \
 one segment per step of the schedule in the input file (an `assumption` waypoint at the start \
 of the statement), a `function_return` waypoint (`\\result == v`, acsl_expression) at the `)` \
@@ -91,12 +92,17 @@ pub fn run(args: Args) -> Result<ExitCode> {
         println!("Result: UNKNOWN");
         return Ok(Answer::Unknown.into());
     }
+    let extra_args: Vec<String> = property
+        .verify_args()
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
     let call = VerifyCall {
         source: &source,
         data_model,
         strategy: args.strategy.map(Strategy::name),
         timeout_secs: args.timeout.get(),
-        extra_args: &[],
+        extra_args: &extra_args,
     };
     let program = match &args.agx_command {
         Some(p) => p.clone().into_os_string(),

@@ -29,6 +29,7 @@ use super::{dot, explain, witness_text};
 use crate::driver::{incremental, Budget, Driver, Location, Overrun};
 use analysis::ir::Program;
 use anyhow::{bail, Context, Result};
+use explorer::concrete::race::RaceAccess;
 use explorer::concrete::UninitPolicy;
 use explorer::symbolic::carry::Carry;
 use explorer::symbolic::{
@@ -69,11 +70,20 @@ pub struct Args {
     /// reach_error call, is an error.
     #[arg(long, value_name = "FILE:LINE")]
     pub target: Vec<Location>,
-    /// Also report `deadlock`s and `memory` errors (null/invalid dereference, bounds,
-    /// use after free, double free, division by zero, lock and join misuse). Without
-    /// `memory`, such an error on a path makes `safe` impossible.
+    /// Also report `deadlock`s, `memory` errors (null/invalid dereference, bounds,
+    /// use after free, double free, division by zero, lock and join misuse) and data
+    /// `race`s (two accesses to one cell by different threads, at least one a write,
+    /// unordered by happens-before; accesses in atomic sections never race). Without
+    /// `memory`, such an error on a path makes `safe` impossible. `race` searches every
+    /// interleaving DPOR keeps: dpor+ag then runs as dpor, without slice cuts or the
+    /// spin-loop reduction.
     #[arg(long, value_enum, value_delimiter = ',')]
     pub check: Vec<Check>,
+    /// Do not report failed assertions and `reach_error` calls (with `--check race`:
+    /// SV-COMP's no-data-race property); a run reaching one ends there and the verdict
+    /// is then at best `unknown`.
+    #[arg(long)]
+    pub no_assertions: bool,
     /// Uninitialized locals and malloc memory: an input (`nondet`, SV-COMP's reading) or
     /// zero.
     #[arg(long, default_value = "nondet", value_name = "nondet|zero")]
@@ -137,6 +147,10 @@ pub struct Args {
     /// Neither read nor write the summary store.
     #[arg(long)]
     pub no_store: bool,
+    /// The program's command-line arguments (after `--`): `argv[1..]`, given concretely;
+    /// `argc` counts them and `argv[0]` is `"main"`.
+    #[arg(last = true, value_name = "ARGS")]
+    pub program_args: Vec<String>,
 }
 
 /// What `--since` did, for the report.
@@ -162,6 +176,7 @@ pub struct Incremental {
 pub enum Check {
     Deadlock,
     Memory,
+    Race,
 }
 
 /// The work before the search, as a timeout's reason names it.
@@ -367,7 +382,12 @@ fn report(
         // one, or when NO_COLOR (or CLICOLOR=0) is set.
         anstream::print!(
             "{}",
-            coloured(&to_text(program, outcome, !args.no_spurious_wakeups))
+            coloured(&to_text(
+                program,
+                outcome,
+                !args.no_spurious_wakeups,
+                checks(args)
+            ))
         );
         if let Some(s) = since {
             print!("{}", incremental_text(s));
@@ -401,6 +421,20 @@ fn answer(verdict: Verdict) -> Answer {
     }
 }
 
+/// The checks `--check` and `--no-assertions` ask for.
+fn checks(args: &Args) -> Checks {
+    let mut checks = Checks::default();
+    for kind in &args.check {
+        match kind {
+            Check::Deadlock => checks.deadlock = true,
+            Check::Memory => checks.memory = true,
+            Check::Race => checks.race = true,
+        }
+    }
+    checks.no_assertions = args.no_assertions;
+    checks
+}
+
 fn config(args: &Args, driver: &Driver) -> Result<Config> {
     let mut c = Config::default();
     c.strategy = args.strategy;
@@ -419,13 +453,8 @@ fn config(args: &Args, driver: &Driver) -> Result<Config> {
     c.spurious_wakeups = !args.no_spurious_wakeups;
     c.spin_loops = !args.no_spin_reduction;
     c.max_memory = args.max_memory.saturating_mul(1 << 20);
-    let mut checks = Checks::default();
-    for kind in &args.check {
-        match kind {
-            Check::Deadlock => checks.deadlock = true,
-            Check::Memory => checks.memory = true,
-        }
-    }
+    c.args = args.program_args.clone();
+    let checks = checks(args);
     if !args.target.is_empty() {
         c.targets = Some(driver.verify_targets(&args.target, checks)?);
     }
@@ -455,14 +484,33 @@ fn reason(outcome: &SearchOutcome) -> Option<String> {
 }
 
 fn violation_json(program: &Program, f: &Found) -> Value {
-    json!({
+    let mut v = json!({
         "kind": f.kind,
         "message": f.message,
         "file": program.file_name(f.span.file),
         "line": f.span.line,
         "location": f.location,
         "thread": f.thread,
-    })
+    });
+    if let Some(race) = &f.race {
+        let access = |a: &RaceAccess| {
+            json!({
+                "thread": a.thread.0,
+                "stmt": a.stmt,
+                "file": program.file_name(a.span.file),
+                "line": a.span.line,
+                "location": a.location,
+                "access": a.verb(),
+                "step": a.step,
+            })
+        };
+        v["race"] = json!({
+            "first": access(&race.first),
+            "second": access(&race.second),
+            "variable": race.variable,
+        });
+    }
+    v
 }
 
 fn to_json(program: Option<&Program>, o: &SearchOutcome) -> Value {
@@ -512,7 +560,17 @@ fn coloured(text: &str) -> String {
     out
 }
 
-fn to_text(program: Option<&Program>, o: &SearchOutcome, spurious: bool) -> String {
+/// What a `SAFE` verdict rules out, in words.
+fn safe_claim(checks: Checks) -> &'static str {
+    match (checks.race, checks.no_assertions) {
+        (true, true) => "no data race",
+        (true, false) => "no data race and no assertion can fail",
+        (false, true) => "no reported violation",
+        (false, false) => "no assertion can fail",
+    }
+}
+
+fn to_text(program: Option<&Program>, o: &SearchOutcome, spurious: bool, checks: Checks) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     match o.verdict {
@@ -527,7 +585,8 @@ fn to_text(program: Option<&Program>, o: &SearchOutcome, spurious: bool) -> Stri
         Verdict::Safe => {
             let _ = writeln!(
                 s,
-                "SAFE: no assertion can fail (search complete, no bound hit{})",
+                "SAFE: {} (search complete, no bound hit{})",
+                safe_claim(checks),
                 if spurious {
                     ""
                 } else {

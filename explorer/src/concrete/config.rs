@@ -41,6 +41,13 @@ pub struct RunConfig {
     /// Stop with `BoundHit` when the live heap blocks would exceed this many bytes (a
     /// `malloc` loop). Default: 4 GiB.
     pub max_memory: u64,
+    /// Detect data races ([`super::race`]): two plain accesses to one cell by different
+    /// threads, at least one a write, unordered by happens-before, end the run with a
+    /// `DataRace` violation at the second. Default: `false`.
+    pub detect_races: bool,
+    /// The command-line arguments after the program name (`argv[1..]`) for a `main`
+    /// that declares `argc`/`argv`; `argv[0]` is `"main"`. Default: none (`argc == 1`).
+    pub args: Vec<String>,
 }
 
 /// The default memory budget of both engines: 4 GiB.
@@ -59,6 +66,8 @@ impl Default for RunConfig {
             record_trace: true,
             record_statements: false,
             spurious_wakeups: true,
+            detect_races: false,
+            args: Vec::new(),
             max_memory: DEFAULT_MAX_MEMORY,
         }
     }

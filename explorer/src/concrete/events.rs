@@ -23,6 +23,7 @@ impl<'p> Machine<'p> {
             StmtKind::Load { dst, addr, ty } => {
                 let addr = self.eval(t, addr);
                 let v = self.load(addr, *ty)?;
+                self.check_race(t, stmt, addr, false)?;
                 self.set_reg(t, *dst, v);
                 self.advance(t);
                 Ok(())
@@ -30,6 +31,7 @@ impl<'p> Machine<'p> {
             StmtKind::Store { addr, value, ty } => {
                 let (addr, value) = (self.eval(t, addr), self.eval(t, value));
                 self.store(addr, *ty, value)?;
+                self.check_race(t, stmt, addr, true)?;
                 self.advance(t);
                 Ok(())
             }
@@ -68,6 +70,7 @@ impl<'p> Machine<'p> {
                     return Err(self.violation(ViolationKind::LockMisuse, message));
                 }
                 self.mutexes.insert(m, t);
+                self.race_acquire(t, m);
             }
             SyncOp::MutexTryLock { mutex } => {
                 let m = self.sync_addr(t, mutex)?;
@@ -75,6 +78,7 @@ impl<'p> Machine<'p> {
                     Entry::Occupied(_) => result = EBUSY as u64,
                     Entry::Vacant(free) => {
                         free.insert(t);
+                        self.race_acquire(t, m);
                     }
                 }
             }
@@ -124,6 +128,9 @@ impl<'p> Machine<'p> {
             SyncOp::AtomicBegin => {
                 self.threads[t.index()].atomic += 1;
                 self.atomic_owner = Some(t);
+                if let (1, Some(races)) = (self.threads[t.index()].atomic, &mut self.races) {
+                    races.atomic_begin(t);
+                }
             }
             SyncOp::AtomicEnd => {
                 let thread = &mut self.threads[t.index()];
@@ -133,6 +140,9 @@ impl<'p> Machine<'p> {
                 thread.atomic -= 1;
                 if thread.atomic == 0 {
                     self.atomic_owner = None;
+                    if let Some(races) = &mut self.races {
+                        races.atomic_end(t);
+                    }
                 }
             }
         }
@@ -160,6 +170,9 @@ impl<'p> Machine<'p> {
         match self.mutexes.get(&m) {
             Some(&owner) if owner == t => {
                 self.mutexes.remove(&m);
+                if let Some(races) = &mut self.races {
+                    races.release(t, m);
+                }
                 Ok(())
             }
             held => {
@@ -203,6 +216,9 @@ impl<'p> Machine<'p> {
             )));
         }
         let id = ThreadId(self.threads.len() as u32);
+        if let Some(races) = &mut self.races {
+            races.create(t, id);
+        }
         let handle_ty = Scalar::Int {
             bits: self.dm.pointer_bits(),
             signed: false,
@@ -253,6 +269,9 @@ impl<'p> Machine<'p> {
             self.store(result, Scalar::Ptr, value)?;
         }
         self.threads[joined].state = ThreadState::Joined;
+        if let Some(races) = &mut self.races {
+            races.join(t, ThreadId(joined as u32));
+        }
         Ok(())
     }
 
@@ -363,16 +382,17 @@ impl<'p> Machine<'p> {
             .filter_map(|&t| self.blocked_thread(t))
             .collect();
         let Some(first) = blocked.first() else {
-            return Stop::End(RunOutcome::Completed { exit_code: 0 });
+            return Stop::end(RunOutcome::Completed { exit_code: 0 });
         };
         let waits: Vec<String> = blocked.iter().map(|b| b.to_string()).collect();
-        Stop::End(RunOutcome::Violation(Violation {
+        Stop::end(RunOutcome::Violation(Violation {
             kind: ViolationKind::Deadlock,
             message: format!("deadlock: no thread can run; {}", waits.join("; ")),
             thread: first.thread,
             span: first.span,
             location: first.location.clone(),
             call_sites: self.call_sites(first.thread),
+            race: None,
             blocked,
         }))
     }

@@ -34,7 +34,7 @@ impl<'p> Machine<'p> {
             StmtKind::Assume { cond } => {
                 if !self.eval(t, cond).is_true() {
                     let (thread, span) = (t, stmt.span);
-                    return Err(Stop::End(RunOutcome::AssumeViolated { thread, span }));
+                    return Err(Stop::end(RunOutcome::AssumeViolated { thread, span }));
                 }
             }
             StmtKind::Alloc { dst, size, zeroed } => {
@@ -43,7 +43,7 @@ impl<'p> Machine<'p> {
                     _ => return Err(self.unsupported("allocation size is a pointer")),
                 };
                 if self.mem.heap_bytes.saturating_add(size) > self.cfg.max_memory {
-                    return Err(Stop::End(RunOutcome::BoundHit {
+                    return Err(Stop::end(RunOutcome::BoundHit {
                         bound: Bound::Memory(self.cfg.max_memory),
                     }));
                 }
@@ -121,7 +121,7 @@ impl<'p> Machine<'p> {
         }
         if self.threads[t.index()].frames.len() >= self.cfg.max_call_depth {
             let bound = Bound::CallDepth(self.cfg.max_call_depth);
-            return Err(Stop::End(RunOutcome::BoundHit { bound }));
+            return Err(Stop::end(RunOutcome::BoundHit { bound }));
         }
         let frame = self.new_frame(func, &values, dst)?;
         self.threads[t.index()].frames.push(frame);
@@ -182,14 +182,14 @@ impl<'p> Machine<'p> {
             }
             TermKind::Abort => {
                 let (thread, span) = (t, term.span);
-                return Err(Stop::End(RunOutcome::Aborted { thread, span }));
+                return Err(Stop::end(RunOutcome::Aborted { thread, span }));
             }
             TermKind::Exit(code) => {
                 let exit_code = match self.eval(t, code) {
                     Value::Int(bits) => sign_extend(bits, 32),
                     _ => return Err(self.unsupported("exit with a pointer as its status")),
                 };
-                return Err(Stop::End(RunOutcome::Completed { exit_code }));
+                return Err(Stop::end(RunOutcome::Completed { exit_code }));
             }
             TermKind::Unreachable => {
                 return Err(

@@ -24,9 +24,16 @@ pub(crate) type Addr = (ObjRef, u64);
 
 /// Why execution stopped before the run's natural end.
 pub(crate) enum Stop {
-    /// The run ended with this outcome (violation, exit, abort, bound, ...).
-    End(RunOutcome),
+    /// The run ended with this outcome (violation, exit, abort, bound, ...), boxed:
+    /// every step returns a `Flow`, whose error stays small.
+    End(Box<RunOutcome>),
     Error(RuntimeError),
+}
+
+impl Stop {
+    pub fn end(outcome: RunOutcome) -> Stop {
+        Stop::End(Box::new(outcome))
+    }
 }
 
 impl From<RuntimeError> for Stop {
@@ -140,6 +147,8 @@ pub(crate) struct Machine<'p> {
     pub cur_thread: ThreadId,
     pub cur_stmt: StmtId,
     pub cur_span: Span,
+    /// The data-race detector, under `RunConfig::detect_races`.
+    pub races: Option<super::race::Detector>,
 }
 
 impl<'p> Machine<'p> {
@@ -167,6 +176,7 @@ impl<'p> Machine<'p> {
             cur_thread: ThreadId::MAIN,
             cur_stmt: StmtId(0),
             cur_span: main_span,
+            races: cfg.detect_races.then(super::race::Detector::default),
         };
         m.create_statics()?;
         Ok(m)
@@ -266,7 +276,7 @@ impl<'p> Machine<'p> {
     pub fn run(mut self) -> Result<Execution, RuntimeError> {
         let outcome = match self.start_main().and_then(|()| self.step_loop()) {
             Ok(never) => match never {},
-            Err(Stop::End(outcome)) => outcome,
+            Err(Stop::End(outcome)) => *outcome,
             Err(Stop::Error(e)) => return Err(e),
         };
         self.stats.threads = self.threads.len() as u32;
@@ -288,29 +298,37 @@ impl<'p> Machine<'p> {
         self.run_local(ThreadId::MAIN)
     }
 
-    /// `argc = 1`, `argv = {"main", NULL}` for a `main` that declares them.
+    /// `argc`, `argv = {"main", ARGS..., NULL}` for a `main` that declares them
+    /// (`RunConfig::args`; each string its own object, NUL-terminated).
     fn main_arguments(&mut self, main: &Function) -> Vec<Value> {
         if main.params.is_empty() {
             return Vec::new();
         }
-        let name = self.mem.new_static(Origin::Argv, 5, false);
-        for (i, byte) in b"main".iter().enumerate() {
-            self.mem
-                .init_cell(name, i as u64, Scalar::I8, Value::Int(u64::from(*byte)));
-        }
+        let words: Vec<&str> = std::iter::once("main")
+            .chain(self.cfg.args.iter().map(String::as_str))
+            .collect();
         let ptr_bytes = self.dm.pointer_bytes();
-        let argv = self.mem.new_static(Origin::Argv, 2 * ptr_bytes, false);
-        self.mem.init_cell(
-            argv,
-            0,
-            Scalar::Ptr,
-            Value::Ptr {
-                obj: name,
+        let argv = self
+            .mem
+            .new_static(Origin::Argv, (words.len() as u64 + 1) * ptr_bytes, false);
+        for (n, word) in words.iter().enumerate() {
+            let bytes = word.as_bytes();
+            let text = self
+                .mem
+                .new_static(Origin::Argv, bytes.len() as u64 + 1, false);
+            for (i, byte) in bytes.iter().enumerate() {
+                self.mem
+                    .init_cell(text, i as u64, Scalar::I8, Value::Int(u64::from(*byte)));
+            }
+            let ptr = Value::Ptr {
+                obj: text,
                 offset: 0,
-            },
-        );
+            };
+            self.mem
+                .init_cell(argv, n as u64 * ptr_bytes, Scalar::Ptr, ptr);
+        }
         let mut args = vec![
-            Value::Int(1),
+            Value::Int(words.len() as u64),
             Value::Ptr {
                 obj: argv,
                 offset: 0,
@@ -324,7 +342,7 @@ impl<'p> Machine<'p> {
     pub fn spawn(&mut self, func: &'p Function, args: &[Value]) -> Flow<ThreadId> {
         if self.threads.len() >= self.cfg.max_threads {
             let bound = Bound::Threads(self.cfg.max_threads);
-            return Err(Stop::End(RunOutcome::BoundHit { bound }));
+            return Err(Stop::end(RunOutcome::BoundHit { bound }));
         }
         let id = ThreadId(self.threads.len() as u32);
         self.live.push(id);
@@ -398,7 +416,7 @@ impl<'p> Machine<'p> {
                 return Err(self.nothing_enabled());
             }
             if let Some(max) = self.cfg.max_steps.filter(|&max| self.stats.steps >= max) {
-                return Err(Stop::End(RunOutcome::BoundHit {
+                return Err(Stop::end(RunOutcome::BoundHit {
                     bound: Bound::Steps(max),
                 }));
             }
@@ -439,12 +457,14 @@ impl<'p> Machine<'p> {
                 self.record(t, stmt, span, EventKind::Reacquire);
                 self.record_note(t, stmt, StmtNote::Reacquire);
                 self.mutexes.insert(mutex, t);
+                self.race_acquire(t, mutex);
                 self.threads[t.index()].state = ThreadState::AtEvent(Gate::Open);
             }
             ThreadState::Reacquire { mutex, stmt, span } => {
                 self.record(t, stmt, span, EventKind::Reacquire);
                 self.record_note(t, stmt, StmtNote::Reacquire);
                 self.mutexes.insert(mutex, t);
+                self.race_acquire(t, mutex);
                 self.threads[t.index()].state = ThreadState::AtEvent(Gate::Open);
             }
             ThreadState::Ending {
@@ -493,7 +513,10 @@ impl<'p> Machine<'p> {
                 }
                 _ => 0,
             };
-            return Err(Stop::End(RunOutcome::Completed { exit_code }));
+            return Err(Stop::end(RunOutcome::Completed { exit_code }));
+        }
+        if let Some(races) = &mut self.races {
+            races.end(t);
         }
         let thread = &mut self.threads[t.index()];
         thread.state = ThreadState::Finished { value };
@@ -552,7 +575,7 @@ impl<'p> Machine<'p> {
         self.stats.statements += 1;
         if self.stats.statements > self.cfg.max_statements {
             let bound = Bound::Statements(self.cfg.max_statements);
-            return Err(Stop::End(RunOutcome::BoundHit { bound }));
+            return Err(Stop::end(RunOutcome::BoundHit { bound }));
         }
         Ok(())
     }
@@ -677,7 +700,7 @@ impl<'p> Machine<'p> {
 
     /// A violation at the current statement.
     pub fn violation(&self, kind: ViolationKind, message: impl Into<String>) -> Stop {
-        Stop::End(RunOutcome::Violation(Violation {
+        Stop::end(RunOutcome::Violation(Violation {
             kind,
             message: message.into(),
             thread: self.cur_thread,
@@ -685,6 +708,7 @@ impl<'p> Machine<'p> {
             location: self.prog.location(self.cur_span),
             blocked: Vec::new(),
             call_sites: self.call_sites(self.cur_thread),
+            race: None,
         }))
     }
 

@@ -142,6 +142,7 @@ mod memory;
 mod outcome;
 pub mod pct;
 mod print;
+pub mod race;
 mod record;
 mod validate;
 mod value;

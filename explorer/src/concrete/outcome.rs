@@ -105,6 +105,9 @@ pub struct Violation {
     /// a called function (say an `assert` helper in a header), where it was called from.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub call_sites: Vec<Span>,
+    /// For a data race: both accesses and the memory they touch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub race: Option<Box<super::race::Race>>,
 }
 
 /// What kind of property a run violated.
@@ -137,6 +140,9 @@ pub enum ViolationKind {
     JoinMisuse,
     /// No thread can run, and some have not finished.
     Deadlock,
+    /// Two plain accesses to one memory cell by different threads, at least one a
+    /// write, unordered by happens-before (only with race detection on).
+    DataRace,
 }
 
 impl ViolationKind {
@@ -163,6 +169,7 @@ impl ViolationKind {
             ViolationKind::LockMisuse => "lock misuse",
             ViolationKind::JoinMisuse => "join misuse",
             ViolationKind::Deadlock => "deadlock",
+            ViolationKind::DataRace => "data race",
         }
     }
 }

@@ -40,6 +40,13 @@ pub struct Witness {
     /// [`RunConfig::spurious_wakeups`]). Default (absent): `true`.
     #[serde(default = "yes")]
     pub spurious_wakeups: bool,
+    /// Whether the replay detects data races ([`RunConfig::detect_races`]): a race
+    /// witness. Default (absent): `false`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub data_races: bool,
+    /// `argv[1..]` of the run (`RunConfig::args`). Default (absent): none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
 }
 
 fn yes() -> bool {
@@ -112,6 +119,8 @@ impl Witness {
             data_model: data_model_name(program.data_model).to_string(),
             uninit: config.uninit,
             spurious_wakeups: config.spurious_wakeups,
+            data_races: config.detect_races,
+            args: config.args.clone(),
             inputs: execution
                 .inputs
                 .iter()
@@ -145,6 +154,8 @@ impl Witness {
             },
             uninit: self.uninit,
             spurious_wakeups: self.spurious_wakeups,
+            detect_races: self.data_races,
+            args: self.args.clone(),
             ..RunConfig::default()
         }
     }
@@ -224,6 +235,8 @@ mod tests {
             ],
             schedule: vec![ThreadId(0), ThreadId(1)],
             spurious_wakeups: false,
+            data_races: true,
+            args: vec!["-v".into(), "input.txt".into()],
         };
         let text = serde_json::to_string(&w).unwrap();
         assert!(text.contains(r#"{"value":-1,"type":"i32"}"#), "{text}");

@@ -259,6 +259,8 @@ fn realize(
         inputs: inputs.into_iter().map(|(_, _, i)| i).collect(),
         schedule,
         spurious_wakeups: false,
+        data_races: false,
+        args: trace.witness.args.clone(),
     };
     let location = program.location(property.span);
     match check_replay(program, &witness, property.span) {
@@ -343,6 +345,8 @@ mod tests {
             inputs: Vec::new(),
             schedule: schedule.iter().map(|&t| ThreadId(t)).collect(),
             spurious_wakeups: false,
+            data_races: false,
+            args: Vec::new(),
         }
     }
 

@@ -81,7 +81,7 @@ pub enum SObj {
         site: u64,
         seq: u32,
     },
-    Argv(u8),
+    Argv(u32),
     Dead,
 }
 

@@ -100,6 +100,15 @@ impl<'p> Engine<'p> {
                 } else if !is_assertion(kind) {
                     let detail = format!("{message} at {}", self.location(span));
                     self.incomplete(Reason::UndefinedBehaviour, detail);
+                } else if kind == ViolationKind::ReachError && self.setup.cfg.checks.no_assertions {
+                    // The program could go on past it (SV-COMP's `reach_error` is an
+                    // ordinary function); the interpreter ends the run here. (A failed
+                    // `assert` aborts the program: nothing follows it.)
+                    let detail = format!(
+                        "{message} at {} ends the run here; what follows is not checked",
+                        self.location(span)
+                    );
+                    self.incomplete(Reason::Unsupported, detail);
                 }
                 false
             }
@@ -142,9 +151,14 @@ impl<'p> Engine<'p> {
 
     /// Is a violation of this kind at this place reported?
     fn reported(&self, kind: ViolationKind, span: Span) -> bool {
-        let Checks { deadlock, memory } = self.setup.cfg.checks;
+        let Checks {
+            deadlock,
+            memory,
+            no_assertions,
+            ..
+        } = self.setup.cfg.checks;
         let kind_ok = match kind {
-            ViolationKind::Assertion | ViolationKind::ReachError => true,
+            ViolationKind::Assertion | ViolationKind::ReachError => !no_assertions,
             ViolationKind::Deadlock => deadlock,
             _ => memory,
         };

@@ -170,7 +170,7 @@ impl<'p> Engine<'p> {
         let dead_marker = names.object(ObjName::Dead);
         let atomic_footprints = super::reach::atomic_sections(prog, &mut names);
         let back_edges = back_edges(prog);
-        let wp_on = cfg.strategy == Strategy::DporAg;
+        let wp_on = cfg.strategy == Strategy::DporAg && !cfg.checks.race;
         let search = SearchState::new(cfg, wp_on);
         let mut smt = Smt::new(Some(cfg.query_timeout));
         smt.set_deadline(search.budget.deadline);
@@ -182,7 +182,7 @@ impl<'p> Engine<'p> {
                 statics,
                 tls_objects,
                 loop_headers: back_edges.iter().map(|&(f, _, b)| (f, b)).collect(),
-                spin_back_edges: if cfg.spin_loops {
+                spin_back_edges: if cfg.spin_loops && !cfg.checks.race {
                     spin_back_edges(prog)
                 } else {
                     FxHashSet::default()
@@ -218,6 +218,7 @@ impl<'p> Engine<'p> {
             && self.setup.cfg.strategy == Strategy::DporAg
             && !self.setup.cfg.checks.deadlock
             && !self.setup.cfg.checks.memory
+            && !self.setup.cfg.checks.race
     }
 
     /// Runs the search and decides the verdict.

@@ -85,33 +85,47 @@ impl<'p> Engine<'p> {
         Ok(())
     }
 
-    /// `argc = 1`, `argv = {"main", NULL}` for a `main` that declares them.
+    /// `argc`, `argv = {"main", ARGS..., NULL}` for a `main` that declares them
+    /// (`Config::args`, concrete; each string its own object, NUL-terminated).
     fn main_arguments(&mut self, st: &mut State, main: &Function) -> Vec<SVal> {
         if main.params.is_empty() {
             return Vec::new();
         }
-        let name = self.names.object(ObjName::Argv(0));
-        st.mem.create(name, 5, true, false, false);
-        for (i, byte) in b"main".iter().enumerate() {
-            let b = self.pool.bv_const(u64::from(*byte), 8);
-            st.mem.store(name, i as u64, 1, SVal::Int(b));
-        }
+        let words: Vec<String> = std::iter::once("main".to_string())
+            .chain(self.setup.cfg.args.iter().cloned())
+            .collect();
         let ptr_bytes = self.setup.dm.pointer_bytes();
-        let argv = self.names.object(ObjName::Argv(1));
-        st.mem.create(argv, 2 * ptr_bytes, true, false, false);
-        let zero = self.pool.bv_const(0, OFFSET_BITS);
-        st.mem.store(
+        let argv = self.names.object(ObjName::Argv(0));
+        st.mem.create(
             argv,
-            0,
-            ptr_bytes as u8,
-            SVal::Ptr {
-                obj: name,
-                off: zero,
-            },
+            (words.len() as u64 + 1) * ptr_bytes,
+            true,
+            false,
+            false,
         );
-        let one = self.pool.bv_const(1, 32);
+        let zero = self.pool.bv_const(0, OFFSET_BITS);
+        for (n, word) in words.iter().enumerate() {
+            let text = self.names.object(ObjName::Argv(n as u32 + 1));
+            let bytes = word.as_bytes();
+            st.mem
+                .create(text, bytes.len() as u64 + 1, true, false, false);
+            for (i, byte) in bytes.iter().enumerate() {
+                let b = self.pool.bv_const(u64::from(*byte), 8);
+                st.mem.store(text, i as u64, 1, SVal::Int(b));
+            }
+            st.mem.store(
+                argv,
+                n as u64 * ptr_bytes,
+                ptr_bytes as u8,
+                SVal::Ptr {
+                    obj: text,
+                    off: zero,
+                },
+            );
+        }
+        let argc = self.pool.bv_const(words.len() as u64, 32);
         let mut args = vec![
-            SVal::Int(one),
+            SVal::Int(argc),
             SVal::Ptr {
                 obj: argv,
                 off: zero,

@@ -72,6 +72,7 @@ pub(crate) mod local;
 pub(crate) mod model;
 pub(crate) mod names;
 pub(crate) mod path;
+pub(crate) mod race;
 pub(crate) mod reach;
 pub(crate) mod search;
 pub(crate) mod smt;
@@ -168,6 +169,14 @@ pub struct Checks {
     pub deadlock: bool,
     /// Memory-safety, division by zero, lock and join misuse are violations.
     pub memory: bool,
+    /// Data races are violations (see [`race`]). Turns off what is not sound for races:
+    /// summaries (dpor+ag searches as dpor), the slice cuts and the spin-loop reduction.
+    pub race: bool,
+    /// Failed assertions and `reach_error` calls are not violations (SV-COMP's race
+    /// property): a run reaching one ends there. A failed `assert` aborts the program,
+    /// but `reach_error` is an ordinary function there, so a run that calls it makes the
+    /// verdict at best `Unknown`.
+    pub no_assertions: bool,
 }
 
 /// The configuration of a search. Every field names its default.
@@ -242,6 +251,9 @@ pub struct Config {
     /// Summaries exchanged with other versions of the program (Conc-iSE; see
     /// [`carry`]). Default: none.
     pub carry: Option<std::sync::Arc<carry::Carry>>,
+    /// The command-line arguments after the program name (`argv[1..]`, concrete); the
+    /// witness records them. Default: none (`argc == 1`).
+    pub args: Vec<String>,
 }
 
 impl Default for Config {
@@ -269,6 +281,7 @@ impl Default for Config {
             max_memory: crate::concrete::DEFAULT_MAX_MEMORY,
             spin_loops: true,
             carry: None,
+            args: Vec::new(),
         }
     }
 }
@@ -390,6 +403,10 @@ pub struct Found {
     pub location: String,
     pub witness: Witness,
     pub steps: Vec<WitnessStep>,
+    /// For a data race: both accesses (the witness ends with them adjacent when the
+    /// search found them pending together).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub race: Option<crate::concrete::race::Race>,
 }
 
 /// Search statistics.

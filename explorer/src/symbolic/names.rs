@@ -45,7 +45,7 @@ pub enum ObjName {
         seq: u32,
     },
     /// `main`'s `argv` array (1) and the string it points to (0).
-    Argv(u8),
+    Argv(u32),
     /// Stands for every stack slot that died while a pointer to it was still held.
     Dead,
 }

@@ -162,6 +162,12 @@ impl<'p> Engine<'p> {
             }
         }
         let enabled = self.enabled_threads(&st);
+        if self.setup.cfg.checks.race {
+            self.races_at_node(&st, &enabled);
+            if self.search.stop {
+                return self.nothing();
+            }
+        }
         // Only spurious wake-ups can happen: a run where none happens deadlocks (a
         // violation when deadlocks are checked; else the wake-ups are explored).
         let stuck = enabled

@@ -60,11 +60,12 @@ pub fn build_and_replay(
         location: e.location(span),
         witness,
         steps,
+        race: None,
     })
 }
 
 /// A statement in the IR's text form (a thread's end shows its terminator).
-fn statement_text(prog: &analysis::ir::Program, id: analysis::ir::StmtId) -> String {
+pub(super) fn statement_text(prog: &analysis::ir::Program, id: analysis::ir::StmtId) -> String {
     let func = prog.function(prog.stmt_locs[id.index()].func);
     match prog.stmt(id) {
         analysis::ir::StmtRef::Stmt(s) => analysis::ir::stmt_text(prog, func, &s.kind),
@@ -115,5 +116,7 @@ pub fn of_path(
         inputs,
         schedule: trace.iter().map(|s| ThreadId(s.tid as u32)).collect(),
         spurious_wakeups: e.setup.cfg.spurious_wakeups,
+        data_races: false,
+        args: e.setup.cfg.args.clone(),
     }
 }
