@@ -114,6 +114,15 @@ pub struct Args {
     /// resident memory exceeds it stops; the verdict is then `unknown` naming `memory`.
     #[arg(long, value_name = "MIB", default_value_t = 4096)]
     pub max_memory: u64,
+    /// Start from a program context instead of `main`: one thread per listed function,
+    /// at its entry, over a symbolic initial state (globals and parameters arbitrary,
+    /// pointers anywhere their points-to sets allow). A violation is then feasible from
+    /// that context; `safe` holds for every initial state.
+    #[arg(long, value_name = "FUNC[,FUNC...]", value_delimiter = ',')]
+    pub entry: Vec<String>,
+    /// Run N threads of each `--entry` function.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "entry")]
+    pub copies: u32,
     /// Output format.
     #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
     pub format: TextOrJson,
@@ -202,7 +211,7 @@ fn report(args: &Args, program: Option<&Program>, outcome: &SearchOutcome) -> Re
         let violation = format!("VIOLATION: {}", found.message);
         dot::write(
             path,
-            &execution_graph::graph(program, &steps, Some(&violation)),
+            &execution_graph::graph(program, &entries(found), &steps, Some(&violation)),
         )?;
     }
     if args.format == TextOrJson::Json {
@@ -212,10 +221,24 @@ fn report(args: &Args, program: Option<&Program>, outcome: &SearchOutcome) -> Re
         // one, or when NO_COLOR (or CLICOLOR=0) is set.
         anstream::print!(
             "{}",
-            coloured(&to_text(program, outcome, !args.no_spurious_wakeups))
+            coloured(&to_text(
+                program,
+                outcome,
+                !args.no_spurious_wakeups,
+                &context_label(args)
+            ))
         );
     }
     Ok(answer(outcome.verdict).into())
+}
+
+/// The entry functions of the context a violation was found from (none: `main`).
+fn entries(f: &Found) -> Vec<analysis::ir::FuncId> {
+    f.witness
+        .context
+        .as_ref()
+        .map(|c| c.threads.clone())
+        .unwrap_or_default()
 }
 
 /// The exit code's answer for a verdict.
@@ -256,6 +279,9 @@ fn config(args: &Args, driver: &Driver) -> Result<Config> {
         c.targets = Some(driver.verify_targets(&args.target, checks)?);
     }
     c.checks = checks;
+    if !args.entry.is_empty() {
+        c.context = Some(driver.context(&args.entry, args.copies)?);
+    }
     Ok(c)
 }
 
@@ -338,7 +364,23 @@ fn coloured(text: &str) -> String {
     out
 }
 
-fn to_text(program: Option<&Program>, o: &SearchOutcome, spurious: bool) -> String {
+/// How the report names a program context (`--entry`): empty from `main`.
+fn context_label(args: &Args) -> String {
+    if args.entry.is_empty() {
+        return String::new();
+    }
+    let threads: Vec<String> = args
+        .entry
+        .iter()
+        .flat_map(|f| std::iter::repeat_n(format!("`{f}`"), args.copies as usize))
+        .collect();
+    format!(
+        "the context of threads at the entry of {} over a symbolic initial state",
+        threads.join(", ")
+    )
+}
+
+fn to_text(program: Option<&Program>, o: &SearchOutcome, spurious: bool, context: &str) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     match o.verdict {
@@ -347,8 +389,22 @@ fn to_text(program: Option<&Program>, o: &SearchOutcome, spurious: bool) -> Stri
             if let Some(program) = program {
                 for f in &o.violations {
                     violation_text(&mut s, program, f);
+                    if !context.is_empty() {
+                        let _ = writeln!(s, "  feasible from this context: {context}");
+                    }
                 }
             }
+        }
+        Verdict::Safe if !context.is_empty() => {
+            let _ = writeln!(
+                s,
+                "SAFE: no assertion can fail from {context}, for every initial state (search complete, no bound hit{})",
+                if spurious {
+                    ""
+                } else {
+                    "; without spurious wake-ups of condition waits"
+                }
+            );
         }
         Verdict::Safe => {
             let _ = writeln!(
@@ -406,10 +462,10 @@ fn violation_text(s: &mut String, program: &Program, f: &Found) {
             stmt: st.stmt,
         })
         .collect();
-    if let Some(summary) = explain::summary(program, &plain, f.thread) {
+    if let Some(summary) = explain::summary(program, &entries(f), &plain, f.thread) {
         let _ = writeln!(s, "  why: {summary}");
     }
-    let functions = explain::thread_functions(program, &plain);
+    let functions = explain::thread_functions(program, &entries(f), &plain);
     let mut sources = explain::Sources::new();
     let texts: Vec<String> = f
         .steps

@@ -41,6 +41,9 @@ pub struct RunConfig {
     /// Stop with `BoundHit` when the live heap blocks would exceed this many bytes (a
     /// `malloc` loop). Default: 4 GiB.
     pub max_memory: u64,
+    /// Start from a program context ([`crate::context`]) instead of `main`. Default:
+    /// `None`.
+    pub context: Option<crate::context::Context>,
 }
 
 /// The default memory budget of both engines: 4 GiB.
@@ -60,6 +63,7 @@ impl Default for RunConfig {
             record_statements: false,
             spurious_wakeups: true,
             max_memory: DEFAULT_MAX_MEMORY,
+            context: None,
         }
     }
 }

@@ -40,6 +40,10 @@ pub struct Witness {
     /// [`RunConfig::spurious_wakeups`]). Default (absent): `true`.
     #[serde(default = "yes")]
     pub spurious_wakeups: bool,
+    /// The program context the run starts from ([`crate::context`]); absent: `main`.
+    /// The inputs then begin with the initial state's values (source `initial`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<crate::context::Context>,
 }
 
 fn yes() -> bool {
@@ -121,6 +125,7 @@ impl Witness {
                 })
                 .collect(),
             schedule: execution.schedule(),
+            context: config.context.clone(),
         }
     }
 
@@ -145,6 +150,7 @@ impl Witness {
             },
             uninit: self.uninit,
             spurious_wakeups: self.spurious_wakeups,
+            context: self.context.clone(),
             ..RunConfig::default()
         }
     }
@@ -224,9 +230,38 @@ mod tests {
             ],
             schedule: vec![ThreadId(0), ThreadId(1)],
             spurious_wakeups: false,
+            context: None,
         };
         let text = serde_json::to_string(&w).unwrap();
         assert!(text.contains(r#"{"value":-1,"type":"i32"}"#), "{text}");
+        assert!(!text.contains("context"), "{text}");
         assert_eq!(serde_json::from_str::<Witness>(&text).unwrap(), w);
+        use crate::context::{AbsObj, CellOwner, Context, Target};
+        let in_context = Witness {
+            context: Some(Context {
+                threads: vec![analysis::ir::FuncId(2), analysis::ir::FuncId(2)],
+                fixed: vec![analysis::ir::ObjId(0)],
+                params: vec![(
+                    (analysis::ir::FuncId(2), 0),
+                    vec![Target::Func(analysis::ir::FuncId(1))],
+                )],
+                non_null: vec![(analysis::ir::FuncId(2), 0)],
+                cells: vec![(
+                    (
+                        CellOwner::Instance(AbsObj::Heap(analysis::ir::StmtId(4))),
+                        8,
+                    ),
+                    vec![Target::Instance {
+                        obj: AbsObj::Slot(analysis::ir::ObjId(3)),
+                        size: Some(16),
+                        offsets: vec![0, 8],
+                    }],
+                )],
+                any_cells: Vec::new(),
+            }),
+            ..w
+        };
+        let text = serde_json::to_string(&in_context).unwrap();
+        assert_eq!(serde_json::from_str::<Witness>(&text).unwrap(), in_context);
     }
 }

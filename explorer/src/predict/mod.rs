@@ -217,6 +217,7 @@ fn realize(
         inputs: inputs.into_iter().map(|(_, _, i)| i).collect(),
         schedule,
         spurious_wakeups: false,
+        context: trace.witness.context.clone(),
     };
     let location = program.location(property.span);
     match check_replay(program, &witness, property.span) {
@@ -301,6 +302,7 @@ mod tests {
             inputs: Vec::new(),
             schedule: schedule.iter().map(|&t| ThreadId(t)).collect(),
             spurious_wakeups: false,
+            context: None,
         }
     }
 

@@ -55,6 +55,7 @@
 //! The search: [`search`] (nodes, strategies), [`dpor`], [`summary`], [`reach`] and
 //! [`type_b`] (§6.1), [`witness`].
 
+pub mod context;
 pub mod control;
 pub mod dpor;
 pub mod enabled;
@@ -229,6 +230,9 @@ pub struct Config {
     /// no runs; the module doc of `analysis::spin` gives the soundness argument. Default:
     /// true.
     pub spin_loops: bool,
+    /// Start from a program context ([`crate::context`]) instead of `main`. Default:
+    /// `None`.
+    pub context: Option<crate::context::Context>,
 }
 
 impl Default for Config {
@@ -255,6 +259,7 @@ impl Default for Config {
             spurious_wakeups: true,
             max_memory: crate::concrete::DEFAULT_MAX_MEMORY,
             spin_loops: true,
+            context: None,
         }
     }
 }

@@ -120,5 +120,6 @@ pub fn of_path(
         inputs,
         schedule: trace.iter().map(|s| ThreadId(s.tid as u32)).collect(),
         spurious_wakeups: e.setup.cfg.spurious_wakeups,
+        context: e.setup.cfg.context.clone(),
     }
 }
