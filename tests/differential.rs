@@ -31,7 +31,7 @@ fn violated(o: &SearchOutcome) -> BTreeSet<u32> {
 fn type_b_slice(program: &analysis::ir::Program) -> BTreeSet<analysis::ir::StmtId> {
     let facts = analysis::facts::extract(program);
     let analysis = rules::Analysis::run(&facts);
-    analysis.backward_slice(&symbolic::type_b::criteria(program))
+    analysis.backward_slice(&symbolic::type_b_criteria(program))
 }
 
 fn run(

@@ -296,7 +296,7 @@ fn concrete_runs(
 fn type_b_slice(program: &analysis::ir::Program) -> BTreeSet<analysis::ir::StmtId> {
     let facts = analysis::facts::extract(program);
     let analysis = rules::Analysis::run(&facts);
-    analysis.backward_slice(&symbolic::type_b::criteria(program))
+    analysis.backward_slice(&symbolic::type_b_criteria(program))
 }
 
 /// One search's answer, library or CLI.

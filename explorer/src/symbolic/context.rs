@@ -10,7 +10,6 @@ use super::step::{Flow, StepCtx};
 use super::term::TermId;
 use super::value::{SVal, Twin, OFFSET_BITS};
 use super::VerifyError;
-use crate::concrete::InputSource;
 use crate::context::{candidates, AbsObj, Candidate, CellOwner, Context, Target};
 use analysis::ir::{Function, ObjectKind, RegId, Scalar, StmtId};
 
@@ -100,12 +99,11 @@ impl<'p> Engine<'p> {
         func: &Function,
         ctx: &Context,
     ) -> Vec<PointerParam> {
-        let at = entry_stmt(func);
         let mut pointers = Vec::new();
         for (i, &reg) in func.params.iter().enumerate() {
             let ty = func.reg(reg).ty;
             if ty == Scalar::Ptr {
-                let choice = self.new_input(st, t, Scalar::U32, at, InputSource::Initial);
+                let choice = self.new_input(st, t, Scalar::U32);
                 pointers.push(PointerParam {
                     tid: t,
                     reg,
@@ -114,7 +112,7 @@ impl<'p> Engine<'p> {
                     may_be_null: ctx.param_may_be_null(func.id, i as u32),
                 });
             } else {
-                let v = self.new_input(st, t, ty, at, InputSource::Initial);
+                let v = self.new_input(st, t, ty);
                 st.top_mut(t).regs[reg.index()] = SVal::Int(v);
             }
         }
@@ -209,7 +207,7 @@ impl<'p> Engine<'p> {
         if !matches!(st.mem.load(obj, off, bytes as u8, true), Ok(Loaded::Uninit)) {
             return None;
         }
-        let choice = self.new_input(st, t, Scalar::U32, stmt, InputSource::Initial);
+        let choice = self.new_input(st, t, Scalar::U32);
         let targets = self
             .setup
             .cfg
@@ -267,10 +265,4 @@ impl<'p> Engine<'p> {
 
 fn materialized_count(st: &State, obj: AbsObj) -> u32 {
     st.materialized.get(&obj).map_or(0, |v| v.len() as u32)
-}
-
-/// The statement an entry thread's initial inputs are attributed to.
-fn entry_stmt(func: &Function) -> StmtId {
-    let entry = &func.blocks[func.entry().index()];
-    entry.stmts.first().map_or(entry.term.id, |s| s.id)
 }

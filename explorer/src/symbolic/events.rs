@@ -11,7 +11,7 @@ use super::summary::WpOp;
 use super::term::Var;
 use super::twins::set_op;
 use super::value::{SVal, Twin, Unsupported};
-use crate::concrete::{EventKind, InputSource, UninitPolicy, ViolationKind};
+use crate::concrete::{EventKind, UninitPolicy, ViolationKind};
 use analysis::ir::{Scalar, Span, Stmt, StmtId, StmtKind};
 
 /// A resolved address: object and constant offset, or how to get there.
@@ -168,7 +168,7 @@ impl<'p> Engine<'p> {
             },
             Loaded::Uninit if st.mem.initial_owner(obj).is_some() => {
                 // An integer of the initial state (pointers forked before the commit).
-                let v = SVal::Int(self.new_input(st, t, ty, stmt.id, InputSource::Initial));
+                let v = SVal::Int(self.new_input(st, t, ty));
                 st.mem.store(obj, off, bytes as u8, v);
                 k.touch(Access::write(Loc::Mem(obj, off)));
                 if self.setup.wp_on {
@@ -180,7 +180,7 @@ impl<'p> Engine<'p> {
                 Twin::same(SVal::Int(self.pool.bv_const(0, ty.bits(self.setup.dm))))
             }
             Loaded::Uninit => {
-                let v = self.uninit_value(st, t, ty, stmt.id);
+                let v = self.uninit_value(st, t, ty);
                 if self.setup.cfg.uninit == UninitPolicy::Nondet {
                     // The chosen garbage stays put: later reads of the cell agree.
                     st.mem.store(obj, off, bytes as u8, v);

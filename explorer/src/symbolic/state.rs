@@ -10,7 +10,7 @@ use super::term::TermPool;
 use super::value::{SVal, Shape};
 use crate::concrete::ViolationKind;
 use crate::context::{CellOwner, Materialized};
-use analysis::ir::{FuncId, RegId, Scalar, StmtId};
+use analysis::ir::{FuncId, RegId, StmtId};
 use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
 
@@ -589,9 +589,4 @@ impl KeyWriter {
             Status::Spinning => self.put(8),
         }
     }
-}
-
-/// The number of bytes of a scalar under the program's data model.
-pub fn scalar_bytes(ty: Scalar, dm: analysis::ir::DataModel) -> u8 {
-    ty.bits(dm) / 8
 }
