@@ -79,6 +79,10 @@ pub struct Context {
     /// not initial objects.
     #[serde(default)]
     pub fixed: Vec<ObjId>,
+    /// Cells of globals whose value at the context is known: the one store that must
+    /// reach it (`rules::must_reach`). Written over the initial object.
+    #[serde(default)]
+    pub known_cells: Vec<KnownCell>,
     /// `(function, parameter index)`: targets of a pointer parameter of an entry.
     #[serde(default)]
     pub params: Vec<((FuncId, u32), Vec<Target>)>,
@@ -94,6 +98,16 @@ pub struct Context {
     /// every cell of the owner).
     #[serde(default)]
     pub any_cells: Vec<(CellOwner, Vec<Target>)>,
+}
+
+/// An integer cell of a global with a known value at the context.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KnownCell {
+    pub obj: ObjId,
+    pub offset: u64,
+    pub bytes: u8,
+    /// The value's bits (its low `8 * bytes` bits).
+    pub bits: u64,
 }
 
 /// One value a pointer of the initial state may take.

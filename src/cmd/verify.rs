@@ -123,6 +123,11 @@ pub struct Args {
     /// Run N threads of each `--entry` function.
     #[arg(long, value_name = "N", default_value_t = 1, requires = "entry")]
     pub copies: u32,
+    /// Drop the context's must-reach constraints (globals that keep their initializer or
+    /// a value stored by main before the threads start, parameters never null): every
+    /// global and parameter arbitrary, for measuring what the constraints remove.
+    #[arg(long, requires = "entry")]
+    pub no_context_constraints: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
     pub format: TextOrJson,
@@ -280,7 +285,13 @@ fn config(args: &Args, driver: &Driver) -> Result<Config> {
     }
     c.checks = checks;
     if !args.entry.is_empty() {
-        c.context = Some(driver.context(&args.entry, args.copies)?);
+        let mut context = driver.context(&args.entry, args.copies)?;
+        if args.no_context_constraints {
+            context.fixed.clear();
+            context.known_cells.clear();
+            context.non_null.clear();
+        }
+        c.context = Some(context);
     }
     Ok(c)
 }

@@ -5,11 +5,11 @@
 
 use super::Driver;
 use analysis::facts::{Facts, Obj, ANY_OFFSET};
-use analysis::ir::{FuncId, ObjectKind, Program, Scalar};
+use analysis::ir::{FuncId, ObjId, ObjectKind, Program, Scalar};
 use anyhow::{bail, Result};
-use explorer::context::{AbsObj, CellOwner, Context, Target, MAX_OFFSETS};
+use explorer::context::{AbsObj, CellOwner, Context, KnownCell, Target, MAX_OFFSETS};
 use rules::points_to::{Cell, PointsTo};
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 impl Driver {
     /// The context of `copies` threads of each function of `entries`, in order.
@@ -32,12 +32,18 @@ impl Driver {
             facts,
             pt: &analysis.points_to,
         };
+        let (known_cells, initialized) = view.must_reach(&funcs, copies);
+        let mut fixed = view.unwritten_globals();
+        fixed.extend(initialized);
+        fixed.sort();
+        fixed.dedup();
         Ok(Context {
             params: view.params(&funcs),
             non_null: view.non_null_params(&funcs),
             cells: view.cells(false),
             any_cells: view.any_cells(),
-            fixed: view.unwritten_globals(),
+            fixed,
+            known_cells,
             threads,
         })
     }
@@ -257,6 +263,77 @@ impl PointsToView<'_> {
         }
     }
 
+    /// The must-reach definitions at the context (`rules::must_reach`), when every
+    /// thread of an entry function is in the context, created by `main` off any cycle:
+    /// the integer cells with a known value, and the globals that keep their
+    /// initializer. Otherwise none (everything initial).
+    fn must_reach(&self, funcs: &[FuncId], copies: u32) -> (Vec<KnownCell>, Vec<ObjId>) {
+        let main = self.program.main;
+        let in_cycle: HashSet<analysis::ir::StmtId> =
+            self.facts.in_cycle.iter().map(|&(s,)| s).collect();
+        let func_of: HashMap<analysis::ir::StmtId, FuncId> =
+            self.facts.stmt_func.iter().copied().collect();
+        let mut sites = Vec::new();
+        for &f in funcs {
+            let of_f: Vec<_> = self
+                .pt
+                .thread_edges
+                .iter()
+                .filter(|&&(_, g)| g == f)
+                .map(|&(c, _)| c)
+                .collect();
+            let all_from_main = of_f
+                .iter()
+                .all(|c| func_of.get(c) == Some(&main) && !in_cycle.contains(c));
+            let has_calls = self.pt.call_edges.iter().any(|&(_, g)| g == f);
+            if of_f.is_empty() || !all_from_main || has_calls || of_f.len() > copies as usize {
+                return (Vec::new(), Vec::new());
+            }
+            sites.extend(of_f);
+        }
+        let reach = rules::must_reach::run(self.facts, self.pt, funcs, &sites);
+        let obj_ir = &self.facts.names.obj_ir;
+        let global = |o: analysis::facts::Obj| {
+            obj_ir
+                .get(o.0 as usize)
+                .copied()
+                .flatten()
+                .filter(|&id| self.program.object(id).kind == ObjectKind::Global)
+        };
+        let mut known = Vec::new();
+        for &(s, o, k) in &reach.stores {
+            let (Some(id), Ok(offset)) = (global(o), u64::try_from(k)) else {
+                continue;
+            };
+            let analysis::ir::StmtRef::Stmt(stmt) = self.program.stmt(s) else {
+                continue;
+            };
+            let analysis::ir::StmtKind::Store { value, ty, .. } = &stmt.kind else {
+                continue;
+            };
+            let bits = match value {
+                analysis::ir::Operand::Int { bits, .. } => *bits,
+                analysis::ir::Operand::Null => 0,
+                _ => continue,
+            };
+            if *ty != Scalar::Ptr {
+                let bytes = ty.bits(self.program.data_model) / 8;
+                known.push(KnownCell {
+                    obj: id,
+                    offset,
+                    bytes,
+                    bits,
+                });
+            }
+        }
+        let initialized = reach
+            .initialized
+            .iter()
+            .filter_map(|&o| global(o))
+            .collect();
+        (known, initialized)
+    }
+
     /// Globals no statement may write (by points-to, through any address): their
     /// initializer is the one definition that reaches every context.
     fn unwritten_globals(&self) -> Vec<analysis::ir::ObjId> {
@@ -294,4 +371,91 @@ fn too_many(name: &str) -> Target {
     Target::Unmodelled(format!(
         "a pointer of the initial state may point to any of more than {MAX_OFFSETS} places in `{name}`"
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn driver(name: &str, text: &str) -> Driver {
+        let path =
+            std::env::temp_dir().join(format!("agx-context-{name}-{}.c", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        let program = analysis::load_program(&path, &Default::default());
+        let _ = std::fs::remove_file(&path);
+        Driver::new(program.expect("the test program lowers"))
+    }
+
+    fn program(creation: &str) -> String {
+        format!(
+            "#include <pthread.h>
+int limit; int done; int never = 3;
+void *worker(void *a) {{ done = limit + never; return 0; }}
+int main(void) {{
+  pthread_t t[2];
+  limit = 10;
+  {creation}
+  return 0; }}"
+        )
+    }
+
+    fn global(d: &Driver, name: &str) -> ObjId {
+        d.program()
+            .objects
+            .iter()
+            .find(|o| o.name == name)
+            .map(|o| o.id)
+            .unwrap()
+    }
+
+    #[test]
+    fn main_stores_and_initializers_reach_threads_created_once_each() {
+        let d = driver(
+            "once",
+            &program("pthread_create(&t[0], 0, worker, 0); pthread_create(&t[1], 0, worker, 0);"),
+        );
+        let ctx = d.context(&["worker".to_string()], 2).unwrap();
+        let limit = global(&d, "limit");
+        assert_eq!(
+            ctx.known_cells,
+            vec![KnownCell {
+                obj: limit,
+                offset: 0,
+                bytes: 4,
+                bits: 10
+            }]
+        );
+        // `never` is written by no statement; `done` by the workers only, which have not
+        // run: both keep their initializers.
+        assert!(ctx.is_fixed(global(&d, "never")));
+        assert!(ctx.is_fixed(global(&d, "done")));
+        assert!(!ctx.is_fixed(limit));
+        // One worker in the context: the other may have run and written `done`.
+        let one = d.context(&["worker".to_string()], 1).unwrap();
+        assert!(one.known_cells.is_empty());
+        assert!(!one.is_fixed(global(&d, "done")));
+        assert!(one.is_fixed(global(&d, "never")));
+    }
+
+    #[test]
+    fn threads_created_in_a_loop_get_no_must_reach_definitions() {
+        let d = driver(
+            "loop",
+            &program("for (int i = 0; i < 2; i++) pthread_create(&t[i], 0, worker, 0);"),
+        );
+        let ctx = d.context(&["worker".to_string()], 2).unwrap();
+        assert!(ctx.known_cells.is_empty());
+        assert!(!ctx.is_fixed(global(&d, "done")));
+    }
+
+    #[test]
+    fn a_store_after_the_creation_does_not_reach() {
+        let d = driver(
+            "after",
+            &program("pthread_create(&t[0], 0, worker, 0); limit = 5;"),
+        );
+        let ctx = d.context(&["worker".to_string()], 1).unwrap();
+        assert_eq!(ctx.known_cells.len(), 1, "{:?}", ctx.known_cells);
+        assert_eq!(ctx.known_cells[0].bits, 10);
+    }
 }

@@ -22,6 +22,15 @@ impl<'p> Machine<'p> {
                 }
             }
         }
+        for c in &ctx.known_cells {
+            if let StaticObj::Global(r) = self.statics[c.obj.index()] {
+                let ty = Scalar::Int {
+                    bits: c.bytes * 8,
+                    signed: false,
+                };
+                self.mem.store_checked(r, c.offset, ty, Value::Int(c.bits));
+            }
+        }
         let mut threads = Vec::new();
         for &f in &ctx.threads {
             let func = prog.function(f);

@@ -246,6 +246,12 @@ mod tests {
                     vec![Target::Func(analysis::ir::FuncId(1))],
                 )],
                 non_null: vec![(analysis::ir::FuncId(2), 0)],
+                known_cells: vec![crate::context::KnownCell {
+                    obj: analysis::ir::ObjId(5),
+                    offset: 4,
+                    bytes: 4,
+                    bits: 10,
+                }],
                 cells: vec![(
                     (
                         CellOwner::Instance(AbsObj::Heap(analysis::ir::StmtId(4))),

@@ -78,6 +78,12 @@ impl<'p> Engine<'p> {
                 }
             }
         }
+        for c in &ctx.known_cells {
+            if let StaticObj::Global(inst) = self.setup.statics[c.obj.index()] {
+                let v = SVal::Int(self.pool.bv_const(c.bits, c.bytes * 8));
+                st.mem.store(inst, c.offset, c.bytes, v);
+            }
+        }
         Ok(())
     }
 
