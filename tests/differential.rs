@@ -2,7 +2,7 @@
 //! DPOR, DPOR with predicate summaries, DPOR with summaries and the slice (§6.1's Type A
 //! cut and Type B pivots, with the slice `agx verify` computes), and the same with
 //! `--repair add` reach the same set of violated locations, on the random programs of
-//! `tests/common/gen.rs` (shared with `tests/oracle.rs`, which checks the strategies
+//! `tests/common/gen.rs` (shared with `tests/oracle/`, which checks the strategies
 //! against random concrete runs instead of against each other). A strategy that
 //! finishes (no time, state or solver budget hit) must reach every violation any
 //! strategy found (all are replayed, hence real). Where every strategy finishes (the
