@@ -1,4 +1,5 @@
-//! `agx verify` on the fixtures of fixtures/verify/, under every strategy.
+//! `agx verify` on the fixtures of fixtures/verify/ and fixtures/context/ (program
+//! contexts, `--entry`), under every strategy.
 //!
 //! Each fixture declares its cases in lines `// agx-verify: EXPECT [OPTIONS]` (EXPECT:
 //! `safe`, `unknown`, or `violation KIND`), and marks the line where a violation must be
@@ -168,7 +169,10 @@ fn verify_fixtures_get_their_verdicts_under_every_strategy() {
     let root = project_root();
     let mut failures = Vec::new();
     let mut checked = 0;
-    for file in files_with_ext(&root.join("fixtures/verify"), &["c"]) {
+    let files = ["fixtures/verify", "fixtures/context"]
+        .iter()
+        .flat_map(|dir| files_with_ext(&root.join(dir), &["c"]));
+    for file in files {
         let text = std::fs::read_to_string(&file).expect("fixture");
         let cases = cases(&text);
         assert!(

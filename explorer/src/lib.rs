@@ -9,6 +9,7 @@
 //!   ranked greedy search, refinement, parallel trials.
 
 pub mod concrete;
+pub mod context;
 pub mod guided;
 pub mod predict;
 pub mod symbolic;

@@ -28,6 +28,7 @@ pub mod dl;
 pub mod happens_before;
 pub mod lock_order;
 pub mod locks;
+pub mod must_reach;
 pub mod points_to;
 pub mod points_to_crepe;
 pub mod races;

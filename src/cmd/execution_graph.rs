@@ -25,7 +25,12 @@ schedule's order)\nblue: reads from another thread's write; green: creates the t
 dashed: the mutex passes from unlock to lock; red: the violation";
 
 /// The graph of `steps`; the last step is the violation when `violation` is given.
-pub fn graph(program: &Program, steps: &[GraphStep], violation: Option<&str>) -> dot::Graph {
+pub fn graph(
+    program: &Program,
+    entries: &[analysis::ir::FuncId],
+    steps: &[GraphStep],
+    violation: Option<&str>,
+) -> dot::Graph {
     let plain: Vec<Step> = steps
         .iter()
         .map(|s| Step {
@@ -33,7 +38,7 @@ pub fn graph(program: &Program, steps: &[GraphStep], violation: Option<&str>) ->
             stmt: s.stmt,
         })
         .collect();
-    let functions = explain::thread_functions(program, &plain);
+    let functions = explain::thread_functions(program, entries, &plain);
     let mut columns: BTreeMap<u32, Vec<dot::Node>> = BTreeMap::new();
     for (i, step) in steps.iter().enumerate() {
         let mut node = step_node(program, i, step);

@@ -10,7 +10,7 @@
 //!   between (a lost update): "... overwriting thread U (`fn`)'s write at L3";
 //! - else: "thread F (`fn`) reads `x` at L2 as last written by thread T (`fn`) at L".
 
-use analysis::ir::{Operand, Program, StmtId, StmtKind, StmtRef, SyncOp};
+use analysis::ir::{FuncId, Operand, Program, StmtId, StmtKind, StmtRef, SyncOp};
 use std::collections::HashMap;
 
 /// One step as the explanation needs it.
@@ -20,13 +20,24 @@ pub struct Step {
     pub stmt: StmtId,
 }
 
-/// The start function of each thread of a schedule: `main` for thread 0, then the
-/// function of each `thread_create` in schedule order (threads are numbered in creation
-/// order).
-pub fn thread_functions(program: &Program, steps: &[Step]) -> HashMap<u32, String> {
+/// The start function of each thread of a schedule: `main` for thread 0 (or, from a
+/// program context, the `entries`' functions for the first threads), then the function
+/// of each `thread_create` in schedule order (threads are numbered in creation order).
+pub fn thread_functions(
+    program: &Program,
+    entries: &[FuncId],
+    steps: &[Step],
+) -> HashMap<u32, String> {
     let mut names = HashMap::new();
-    names.insert(0, "main".to_string());
-    let mut next = 1u32;
+    let first: Vec<String> = match entries {
+        [] => vec!["main".to_string()],
+        _ => entries
+            .iter()
+            .map(|&f| program.function(f).name.clone())
+            .collect(),
+    };
+    let mut next = first.len() as u32;
+    names.extend((0..).zip(first));
     for s in steps {
         if let StmtRef::Stmt(stmt) = program.stmt(s.stmt) {
             if let StmtKind::Sync {
@@ -118,8 +129,13 @@ pub fn reads_from(program: &Program, steps: &[Step]) -> Vec<(usize, usize, Strin
 }
 
 /// The one-line summary, when the witness shows an interleaving on a named object.
-pub fn summary(program: &Program, steps: &[Step], failing: u32) -> Option<String> {
-    let names = thread_functions(program, steps);
+pub fn summary(
+    program: &Program,
+    entries: &[FuncId],
+    steps: &[Step],
+    failing: u32,
+) -> Option<String> {
+    let names = thread_functions(program, entries, steps);
     let who = |t: u32| {
         format!(
             "thread {t} (`{}`)",

@@ -142,6 +142,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let config = config(&args, &program)?;
     let execution = concrete::run(&program, &config)?;
     if let Some(path) = &args.graph {
+        let entries = config
+            .context
+            .as_ref()
+            .map(|c| c.threads.clone())
+            .unwrap_or_default();
         let steps: Vec<GraphStep> = execution
             .trace
             .iter()
@@ -157,7 +162,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         };
         dot::write(
             path,
-            &execution_graph::graph(&program, &steps, violation.as_deref()),
+            &execution_graph::graph(&program, &entries, &steps, violation.as_deref()),
         )?;
     }
     if let Some(path) = &args.save_witness {

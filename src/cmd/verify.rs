@@ -126,6 +126,20 @@ pub struct Args {
     /// resident memory exceeds it stops; the verdict is then `unknown` naming `memory`.
     #[arg(long, value_name = "MIB", default_value_t = 4096)]
     pub max_memory: u64,
+    /// Start from a program context instead of `main`: one thread per listed function,
+    /// at its entry, over a symbolic initial state (globals and parameters arbitrary,
+    /// pointers anywhere their points-to sets allow). A violation is then feasible from
+    /// that context; `safe` holds for every initial state.
+    #[arg(long, value_name = "FUNC[,FUNC...]", value_delimiter = ',')]
+    pub entry: Vec<String>,
+    /// Run N threads of each `--entry` function.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "entry")]
+    pub copies: u32,
+    /// Drop the context's must-reach constraints (globals that keep their initializer or
+    /// a value stored by main before the threads start, parameters never null): every
+    /// global and parameter arbitrary, for measuring what the constraints remove.
+    #[arg(long, requires = "entry")]
+    pub no_context_constraints: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
     pub format: TextOrJson,
@@ -265,7 +279,7 @@ fn since(
     budget: &Budget,
 ) -> Result<Incremental> {
     if !incremental::storable(config) {
-        bail!("--since needs --strategy dpor+ag and no --target");
+        bail!("--since needs --strategy dpor+ag, no --target and no --entry");
     }
     let mut input = args.input.clone();
     input.file = old_path.to_path_buf();
@@ -368,7 +382,7 @@ fn report(
         let violation = format!("VIOLATION: {}", found.message);
         dot::write(
             path,
-            &execution_graph::graph(program, &steps, Some(&violation)),
+            &execution_graph::graph(program, &entries(found), &steps, Some(&violation)),
         )?;
     }
     if args.format == TextOrJson::Json {
@@ -386,7 +400,8 @@ fn report(
                 program,
                 outcome,
                 !args.no_spurious_wakeups,
-                checks(args)
+                checks(args),
+                &context_label(args)
             ))
         );
         if let Some(s) = since {
@@ -410,6 +425,15 @@ fn incremental_text(s: &Incremental) -> String {
         out.push_str(&format!("  no summary reused: {b}\n"));
     }
     out
+}
+
+/// The entry functions of the context a violation was found from (none: `main`).
+fn entries(f: &Found) -> Vec<analysis::ir::FuncId> {
+    f.witness
+        .context
+        .as_ref()
+        .map(|c| c.threads.clone())
+        .unwrap_or_default()
 }
 
 /// The exit code's answer for a verdict.
@@ -459,6 +483,15 @@ fn config(args: &Args, driver: &Driver) -> Result<Config> {
         c.targets = Some(driver.verify_targets(&args.target, checks)?);
     }
     c.checks = checks;
+    if !args.entry.is_empty() {
+        let mut context = driver.context(&args.entry, args.copies)?;
+        if args.no_context_constraints {
+            context.fixed.clear();
+            context.known_cells.clear();
+            context.non_null.clear();
+        }
+        c.context = Some(context);
+    }
     Ok(c)
 }
 
@@ -570,7 +603,29 @@ fn safe_claim(checks: Checks) -> &'static str {
     }
 }
 
-fn to_text(program: Option<&Program>, o: &SearchOutcome, spurious: bool, checks: Checks) -> String {
+/// How the report names a program context (`--entry`): empty from `main`.
+fn context_label(args: &Args) -> String {
+    if args.entry.is_empty() {
+        return String::new();
+    }
+    let threads: Vec<String> = args
+        .entry
+        .iter()
+        .flat_map(|f| std::iter::repeat_n(format!("`{f}`"), args.copies as usize))
+        .collect();
+    format!(
+        "the context of threads at the entry of {} over a symbolic initial state",
+        threads.join(", ")
+    )
+}
+
+fn to_text(
+    program: Option<&Program>,
+    o: &SearchOutcome,
+    spurious: bool,
+    checks: Checks,
+    context: &str,
+) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     match o.verdict {
@@ -579,8 +634,23 @@ fn to_text(program: Option<&Program>, o: &SearchOutcome, spurious: bool, checks:
             if let Some(program) = program {
                 for f in &o.violations {
                     violation_text(&mut s, program, f);
+                    if !context.is_empty() {
+                        let _ = writeln!(s, "  feasible from this context: {context}");
+                    }
                 }
             }
+        }
+        Verdict::Safe if !context.is_empty() => {
+            let _ = writeln!(
+                s,
+                "SAFE: {} from {context}, for every initial state (search complete, no bound hit{})",
+                safe_claim(checks),
+                if spurious {
+                    ""
+                } else {
+                    "; without spurious wake-ups of condition waits"
+                }
+            );
         }
         Verdict::Safe => {
             let _ = writeln!(
@@ -639,10 +709,10 @@ fn violation_text(s: &mut String, program: &Program, f: &Found) {
             stmt: st.stmt,
         })
         .collect();
-    if let Some(summary) = explain::summary(program, &plain, f.thread) {
+    if let Some(summary) = explain::summary(program, &entries(f), &plain, f.thread) {
         let _ = writeln!(s, "  why: {summary}");
     }
-    let functions = explain::thread_functions(program, &plain);
+    let functions = explain::thread_functions(program, &entries(f), &plain);
     let texts: Vec<String> = f
         .steps
         .iter()

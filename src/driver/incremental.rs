@@ -79,9 +79,12 @@ pub fn record_key(program: &Program, config: &Config) -> String {
 }
 
 /// Can this configuration's summaries be stored? (dpor+ag computes them; summaries of a
-/// search restricted to `--target`s are about those targets only.)
+/// search restricted to `--target`s are about those targets only, and those of a search
+/// from a program context (`--entry`) about that context's initial states only.)
 pub fn storable(config: &Config) -> bool {
-    config.strategy == explorer::symbolic::Strategy::DporAg && config.targets.is_none()
+    config.strategy == explorer::symbolic::Strategy::DporAg
+        && config.targets.is_none()
+        && config.context.is_none()
 }
 
 /// What a store access cost.

@@ -8,11 +8,14 @@
 //! - [`impact`]: change impact between two versions (`IS_fwd`, `IS_bwd`);
 //! - [`incremental`]: the summary store of `agx verify` and what `--since` carries;
 //! - [`abstraction`]: the guided search's view of the rule sets' results;
+//! - [`context`]: the program context of `--entry` (threads, points-to of the initial
+//!   state, globals no statement writes);
 //! - [`budget`]: a command's time budget, which the front end and the rule sets spend
 //!   on a worker thread abandoned at the deadline.
 
 pub mod abstraction;
 pub mod budget;
+pub mod context;
 pub mod impact;
 pub mod incremental;
 pub mod location;

@@ -58,6 +58,7 @@ impl<'p> Builder<'p> {
                 .collect(),
             vars: Vec::new(),
             objs: Vec::new(),
+            obj_ir: Vec::new(),
         };
         let mut b = Builder {
             program,
@@ -120,6 +121,10 @@ impl<'p> Builder<'p> {
             ObjKey::Func(f) => format!("fn:{}", self.program.function(f).name),
         };
         self.facts.names.objs.push(label);
+        self.facts.names.obj_ir.push(match key {
+            ObjKey::Static(id) => Some(id),
+            _ => None,
+        });
         self.objs.insert(key, o);
         match key {
             ObjKey::Static(_) => {}

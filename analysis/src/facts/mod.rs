@@ -61,6 +61,9 @@ pub struct AtomNames {
     pub stmts: Vec<String>,
     pub vars: Vec<String>,
     pub objs: Vec<String>,
+    /// The IR object of each static [`Obj`] (global, literal, thread-local or stack
+    /// slot), `None` for the others; empty for facts read back from files.
+    pub obj_ir: Vec<Option<crate::ir::ObjId>>,
 }
 
 /// Names a relation, its columns (name, Soufflé type) and what it means.

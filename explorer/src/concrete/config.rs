@@ -48,6 +48,9 @@ pub struct RunConfig {
     /// The command-line arguments after the program name (`argv[1..]`) for a `main`
     /// that declares `argc`/`argv`; `argv[0]` is `"main"`. Default: none (`argc == 1`).
     pub args: Vec<String>,
+    /// Start from a program context ([`crate::context`]) instead of `main`. Default:
+    /// `None`.
+    pub context: Option<crate::context::Context>,
 }
 
 /// The default memory budget of both engines: 4 GiB.
@@ -69,6 +72,7 @@ impl Default for RunConfig {
             detect_races: false,
             args: Vec::new(),
             max_memory: DEFAULT_MAX_MEMORY,
+            context: None,
         }
     }
 }

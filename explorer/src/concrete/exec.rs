@@ -223,7 +223,7 @@ impl<'p> Machine<'p> {
         if self.threads[t.index()].frames.is_empty() {
             self.threads[t.index()].state = ThreadState::Ending {
                 value: value.unwrap_or(Value::ZERO),
-                exit_program: t == ThreadId::MAIN,
+                exit_program: t == ThreadId::MAIN && self.cfg.context.is_none(),
                 stmt: term.id,
                 span: term.span,
             };

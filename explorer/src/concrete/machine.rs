@@ -46,7 +46,7 @@ pub(crate) type Flow<T = ()> = Result<T, Stop>;
 
 /// How the program refers to a static object id at run time.
 #[derive(Clone, Copy)]
-enum StaticObj {
+pub(super) enum StaticObj {
     Global(ObjRef),
     /// Index into each thread's thread-local objects.
     ThreadLocal(usize),
@@ -123,8 +123,10 @@ pub(crate) struct Machine<'p> {
     pub prog: &'p Program,
     pub cfg: &'p RunConfig,
     pub dm: DataModel,
-    statics: Vec<StaticObj>,
+    pub(super) statics: Vec<StaticObj>,
     tls_objects: Vec<ObjId>,
+    /// Instances materialized from a context's initial state, per abstract object.
+    pub(super) materialized: crate::context::Materialized<ObjRef>,
     pub mem: Memory<'p>,
     pub threads: Vec<Thread<'p>>,
     /// The threads that have not ended, in id order (the only candidates for a step).
@@ -160,6 +162,7 @@ impl<'p> Machine<'p> {
             dm: prog.data_model,
             statics: Vec::with_capacity(prog.objects.len()),
             tls_objects: Vec::new(),
+            materialized: Default::default(),
             mem: Memory::new(prog),
             threads: Vec::new(),
             live: Vec::new(),
@@ -274,7 +277,11 @@ impl<'p> Machine<'p> {
 
     /// Runs the program to its end.
     pub fn run(mut self) -> Result<Execution, RuntimeError> {
-        let outcome = match self.start_main().and_then(|()| self.step_loop()) {
+        let start = match &self.cfg.context {
+            Some(ctx) => self.start_context(ctx),
+            None => self.start_main(),
+        };
+        let outcome = match start.and_then(|()| self.step_loop()) {
             Ok(never) => match never {},
             Err(Stop::End(outcome)) => *outcome,
             Err(Stop::Error(e)) => return Err(e),
@@ -670,6 +677,13 @@ impl<'p> Machine<'p> {
             .map_err(|f| self.fault(f))?
         {
             Loaded::Value(v) => Ok(v),
+            Loaded::Uninit if self.mem.initial_owner(obj).is_some() => {
+                let owner = self.mem.initial_owner(obj).expect("checked");
+                let v = self.initial_value(owner, offset, ty)?;
+                // The initial state's value stays put: later reads of the cell agree.
+                self.mem.store_checked(obj, offset, ty, v);
+                Ok(v)
+            }
             Loaded::Uninit => {
                 let v = self.uninit_value(ty)?;
                 // The chosen garbage stays put: later reads of the cell agree.

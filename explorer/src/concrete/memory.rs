@@ -14,6 +14,7 @@
 
 use super::outcome::ViolationKind;
 use super::value::{ObjRef, Value};
+use crate::context::CellOwner;
 use analysis::ir::{ObjId, Program, Scalar, StmtId};
 use std::collections::BTreeMap;
 
@@ -57,6 +58,8 @@ struct RtObject {
     /// Unwritten bytes read as zero (static storage, `calloc`) rather than uninitialized.
     zero_default: bool,
     read_only: bool,
+    /// An object of a context's initial state: unwritten cells hold initial values.
+    initial: Option<CellOwner>,
     cells: BTreeMap<u64, Cell>,
 }
 
@@ -141,6 +144,7 @@ impl<'p> Memory<'p> {
             live: true,
             zero_default,
             read_only,
+            initial: None,
             cells: BTreeMap::new(),
         });
         ObjRef { index, gen: 0 }
@@ -154,7 +158,22 @@ impl<'p> Memory<'p> {
         o.live = true;
         o.zero_default = zero_default;
         o.read_only = false;
+        o.initial = None;
         ObjRef { index, gen: o.gen }
+    }
+
+    /// Makes `obj` an object of a context's initial state owned by `owner`: its cells
+    /// (an initializer's too) are forgotten, and read as initial values.
+    pub fn make_initial(&mut self, obj: ObjRef, owner: CellOwner) {
+        let o = &mut self.objects[obj.index as usize];
+        o.cells.clear();
+        o.zero_default = false;
+        o.initial = Some(owner);
+    }
+
+    /// The owner of `obj` when it is an object of the initial state.
+    pub fn initial_owner(&self, obj: ObjRef) -> Option<CellOwner> {
+        self.objects[obj.index as usize].initial
     }
 
     /// Ends the lifetime of a stack slot or thread-local object.

@@ -135,6 +135,7 @@
 
 mod choice;
 mod config;
+mod context;
 mod events;
 mod exec;
 mod machine;

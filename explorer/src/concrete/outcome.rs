@@ -276,6 +276,9 @@ pub enum InputSource {
     Havoc(String),
     /// An uninitialized value under `UninitPolicy::Nondet`.
     Uninit,
+    /// A value of a context's initial state ([`crate::context`]): a cell or parameter,
+    /// or the index of a pointer's candidate.
+    Initial,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]

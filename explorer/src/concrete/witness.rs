@@ -47,6 +47,10 @@ pub struct Witness {
     /// `argv[1..]` of the run (`RunConfig::args`). Default (absent): none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub args: Vec<String>,
+    /// The program context the run starts from ([`crate::context`]); absent: `main`.
+    /// The inputs then begin with the initial state's values (source `initial`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<crate::context::Context>,
 }
 
 fn yes() -> bool {
@@ -130,6 +134,7 @@ impl Witness {
                 })
                 .collect(),
             schedule: execution.schedule(),
+            context: config.context.clone(),
         }
     }
 
@@ -156,6 +161,7 @@ impl Witness {
             spurious_wakeups: self.spurious_wakeups,
             detect_races: self.data_races,
             args: self.args.clone(),
+            context: self.context.clone(),
             ..RunConfig::default()
         }
     }
@@ -237,9 +243,44 @@ mod tests {
             spurious_wakeups: false,
             data_races: true,
             args: vec!["-v".into(), "input.txt".into()],
+            context: None,
         };
         let text = serde_json::to_string(&w).unwrap();
         assert!(text.contains(r#"{"value":-1,"type":"i32"}"#), "{text}");
+        assert!(!text.contains("context"), "{text}");
         assert_eq!(serde_json::from_str::<Witness>(&text).unwrap(), w);
+        use crate::context::{AbsObj, CellOwner, Context, Target};
+        let in_context = Witness {
+            context: Some(Context {
+                threads: vec![analysis::ir::FuncId(2), analysis::ir::FuncId(2)],
+                fixed: vec![analysis::ir::ObjId(0)],
+                params: vec![(
+                    (analysis::ir::FuncId(2), 0),
+                    vec![Target::Func(analysis::ir::FuncId(1))],
+                )],
+                non_null: vec![(analysis::ir::FuncId(2), 0)],
+                known_cells: vec![crate::context::KnownCell {
+                    obj: analysis::ir::ObjId(5),
+                    offset: 4,
+                    bytes: 4,
+                    bits: 10,
+                }],
+                cells: vec![(
+                    (
+                        CellOwner::Instance(AbsObj::Heap(analysis::ir::StmtId(4))),
+                        8,
+                    ),
+                    vec![Target::Instance {
+                        obj: AbsObj::Slot(analysis::ir::ObjId(3)),
+                        size: Some(16),
+                        offsets: vec![0, 8],
+                    }],
+                )],
+                any_cells: Vec::new(),
+            }),
+            ..w
+        };
+        let text = serde_json::to_string(&in_context).unwrap();
+        assert_eq!(serde_json::from_str::<Witness>(&text).unwrap(), in_context);
     }
 }

@@ -261,6 +261,7 @@ fn realize(
         spurious_wakeups: false,
         data_races: false,
         args: trace.witness.args.clone(),
+        context: trace.witness.context.clone(),
     };
     let location = program.location(property.span);
     match check_replay(program, &witness, property.span) {
@@ -347,6 +348,7 @@ mod tests {
             spurious_wakeups: false,
             data_races: false,
             args: Vec::new(),
+            context: None,
         }
     }
 

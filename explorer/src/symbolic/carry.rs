@@ -291,6 +291,9 @@ impl StableIds {
 pub fn thread_path(names: &Names, t: ThreadKey) -> SThread {
     match names.thread_name(t) {
         ThreadName::Main => Vec::new(),
+        // Context threads (`--entry`) never meet a stored summary (verify keeps the store
+        // off for contexts); the marker keeps them apart from every creation path.
+        ThreadName::Entry(i) => vec![u32::MAX, i],
         ThreadName::Child { parent, seq } => {
             let mut p = thread_path(names, parent);
             p.push(seq);
@@ -363,6 +366,8 @@ impl<'a> StableView<'a> {
                 seq,
             },
             ObjName::Argv(i) => SObj::Argv(i),
+            // An object of a context's initial state has no name across versions.
+            ObjName::Initial { .. } => return None,
             ObjName::Dead => SObj::Dead,
         })
     }

@@ -158,7 +158,7 @@ impl<'p> Engine<'p> {
             }
             st.threads[t].status = Status::Ending {
                 value: v.value,
-                exit_program: t == 0,
+                exit_program: t == 0 && self.setup.cfg.context.is_none(),
                 stmt: term.id,
             };
             return Flow::Park;

@@ -243,8 +243,13 @@ impl<'p> Engine<'p> {
             let relevant = self.setup.cfg.relevant.as_ref();
             self.setup.type_b = relevant.and_then(|r| super::type_b::TypeB::new(prog, r));
         }
-        let st = self.initial_state()?;
-        let _ = self.explore_step(st, 0, StepCtx::initial());
+        match self.setup.cfg.context {
+            Some(ref ctx) => self.explore_context(&ctx.clone())?,
+            None => {
+                let st = self.initial_state()?;
+                let _ = self.explore_step(st, 0, StepCtx::initial());
+            }
+        }
         if self.search.budget.progress_shown {
             eprint!("\r\x1b[K");
         }

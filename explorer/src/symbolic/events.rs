@@ -145,6 +145,11 @@ impl<'p> Engine<'p> {
             Resolved::At(o, off) => (o, off),
             Resolved::Flow(f) => return self.commit_fault(t, stmt, k, f),
         };
+        if ty == Scalar::Ptr {
+            if let Some(fork) = self.initial_pointer_fork(st, t, (obj, off), stmt.id) {
+                return fork;
+            }
+        }
         self.commit(t, stmt, k);
         let bytes = ty.bytes(self.setup.dm);
         let off = match st.mem.check(obj, off, bytes, false) {
@@ -161,6 +166,16 @@ impl<'p> Engine<'p> {
                 value: v,
                 wp: super::twins::wp_value(&mut self.pool, v, cell),
             },
+            Loaded::Uninit if st.mem.initial_owner(obj).is_some() => {
+                // An integer of the initial state (pointers forked before the commit).
+                let v = SVal::Int(self.new_input(st, t, ty));
+                st.mem.store(obj, off, bytes as u8, v);
+                k.touch(Access::write(Loc::Mem(obj, off)));
+                if self.setup.wp_on {
+                    k.wp_ops.extend(set_op(&self.pool, cell, v));
+                }
+                Twin::same(v)
+            }
             Loaded::Uninit if st.mem.zero_default(obj) => {
                 Twin::same(SVal::Int(self.pool.bv_const(0, ty.bits(self.setup.dm))))
             }

@@ -38,7 +38,7 @@ impl<'p> Engine<'p> {
         Ok(st)
     }
 
-    fn write_initializer(
+    pub(super) fn write_initializer(
         &mut self,
         st: &mut State,
         id: analysis::ir::ObjId,

@@ -60,6 +60,7 @@
 //! private to the crate.
 
 pub mod carry;
+pub(crate) mod context;
 pub(crate) mod control;
 pub(crate) mod dpor;
 pub(crate) mod enabled;
@@ -254,6 +255,9 @@ pub struct Config {
     /// The command-line arguments after the program name (`argv[1..]`, concrete); the
     /// witness records them. Default: none (`argc == 1`).
     pub args: Vec<String>,
+    /// Start from a program context ([`crate::context`]) instead of `main`. Default:
+    /// `None`.
+    pub context: Option<crate::context::Context>,
 }
 
 impl Default for Config {
@@ -282,6 +286,7 @@ impl Default for Config {
             spin_loops: true,
             carry: None,
             args: Vec::new(),
+            context: None,
         }
     }
 }

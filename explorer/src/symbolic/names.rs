@@ -19,6 +19,8 @@ pub struct ObjInst(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ThreadName {
     Main,
+    /// The `i`-th thread of a program context ([`crate::context`]).
+    Entry(u32),
     /// The `seq`-th thread created by `parent`.
     Child {
         parent: ThreadKey,
@@ -42,6 +44,11 @@ pub enum ObjName {
     Heap {
         thread: ThreadKey,
         site: StmtId,
+        seq: u32,
+    },
+    /// The `seq`-th instance of `obj` materialized from a context's initial state.
+    Initial {
+        obj: crate::context::AbsObj,
         seq: u32,
     },
     /// `main`'s `argv` array (1) and the string it points to (0).

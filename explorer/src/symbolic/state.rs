@@ -9,6 +9,7 @@ use super::names::{ObjInst, ThreadKey};
 use super::term::TermPool;
 use super::value::{SVal, Shape};
 use crate::concrete::ViolationKind;
+use crate::context::{CellOwner, Materialized};
 use analysis::ir::{FuncId, RegId, StmtId};
 use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
@@ -29,6 +30,8 @@ pub struct State {
     pub conds: BTreeMap<Addr, VecDeque<Tid>>,
     /// The thread inside an atomic section, if any.
     pub atomic_owner: Option<Tid>,
+    /// Instances materialized from a context's initial state, per abstract object.
+    pub materialized: Materialized<ObjInst>,
 }
 
 /// Where a thread stands between steps (the interpreter's `ThreadState`).
@@ -114,6 +117,8 @@ pub struct Object {
     pub zero_default: bool,
     pub read_only: bool,
     pub heap: bool,
+    /// An object of a context's initial state: unwritten cells hold initial values.
+    pub initial: Option<CellOwner>,
     pub cells: BTreeMap<u64, Cell>,
 }
 
@@ -158,9 +163,24 @@ impl Memory {
                 zero_default,
                 read_only,
                 heap,
+                initial: None,
                 cells: BTreeMap::new(),
             }),
         );
+    }
+
+    /// Makes `obj` an object of a context's initial state, owned by `owner`.
+    pub fn mark_initial(&mut self, obj: ObjInst, owner: CellOwner) {
+        if let Some(o) = self.objects.get_mut(&obj) {
+            let o = Rc::make_mut(o);
+            o.initial = Some(owner);
+            o.zero_default = false;
+        }
+    }
+
+    /// The owner of `obj` when it is an object of the initial state.
+    pub fn initial_owner(&self, obj: ObjInst) -> Option<CellOwner> {
+        self.get(obj).and_then(|o| o.initial)
     }
 
     /// Ends the lifetime of an object (stack slot, thread-local, freed block).
@@ -300,6 +320,7 @@ impl State {
             mutexes: BTreeMap::new(),
             conds: BTreeMap::new(),
             atomic_owner: None,
+            materialized: Materialized::new(),
         }
     }
 
@@ -426,6 +447,10 @@ impl State {
             q.iter().for_each(|&t| k.put(t as u64));
         }
         k.put(self.atomic_owner.map_or(u64::MAX, |t| t as u64));
+        for instances in self.materialized.values() {
+            k.put(instances.len() as u64);
+            instances.iter().for_each(|o| k.put(ids.obj(*o)));
+        }
         let mut objects: Vec<(u64, &Rc<Object>)> = self
             .mem
             .objects
@@ -468,6 +493,7 @@ impl State {
         self.mutexes.hash(&mut h);
         self.conds.hash(&mut h);
         self.atomic_owner.hash(&mut h);
+        self.materialized.hash(&mut h);
         for (o, obj) in &self.mem.objects {
             (
                 o,
@@ -476,6 +502,7 @@ impl State {
                 obj.zero_default,
                 obj.read_only,
                 obj.heap,
+                obj.initial,
             )
                 .hash(&mut h);
             for (off, c) in &obj.cells {
@@ -510,6 +537,7 @@ impl State {
             && self.mutexes == other.mutexes
             && self.conds == other.conds
             && self.atomic_owner == other.atomic_owner
+            && self.materialized == other.materialized
             && self.mem.objects.len() == other.mem.objects.len()
             && self
                 .mem
@@ -524,6 +552,7 @@ impl State {
                                 && a.zero_default == b.zero_default
                                 && a.read_only == b.read_only
                                 && a.heap == b.heap
+                                && a.initial == b.initial
                                 && a.cells == b.cells))
                 })
     }

@@ -118,5 +118,6 @@ pub fn of_path(
         spurious_wakeups: e.setup.cfg.spurious_wakeups,
         data_races: false,
         args: e.setup.cfg.args.clone(),
+        context: e.setup.cfg.context.clone(),
     }
 }

@@ -1,0 +1,128 @@
+//! Running from a program context ([`crate::context`]): the entry threads with their
+//! parameters, globals of the initial state, and the reads of unwritten initial cells,
+//! in the order the symbolic engine (`symbolic::context`) reads them.
+
+use super::machine::{Flow, Machine, StaticObj};
+use super::memory::Origin;
+use super::outcome::InputSource;
+use super::value::Value;
+use crate::context::{candidates, AbsObj, Candidate, CellOwner, Context, Target};
+use analysis::ir::{ObjectKind, Scalar};
+
+impl<'p> Machine<'p> {
+    /// Globals become objects of the initial state; each entry thread is spawned with
+    /// its parameters read from the initial state, then every thread runs to its first
+    /// visible event, in thread order.
+    pub(super) fn start_context(&mut self, ctx: &Context) -> Flow {
+        let prog = self.prog;
+        for o in &prog.objects {
+            if let StaticObj::Global(r) = self.statics[o.id.index()] {
+                if o.kind == ObjectKind::Global && !ctx.is_fixed(o.id) {
+                    self.mem.make_initial(r, CellOwner::Static(o.id));
+                }
+            }
+        }
+        for c in &ctx.known_cells {
+            if let StaticObj::Global(r) = self.statics[c.obj.index()] {
+                let ty = Scalar::Int {
+                    bits: c.bytes * 8,
+                    signed: false,
+                };
+                self.mem.store_checked(r, c.offset, ty, Value::Int(c.bits));
+            }
+        }
+        let mut threads = Vec::new();
+        for &f in &ctx.threads {
+            let func = prog.function(f);
+            let placeholders = vec![Value::ZERO; func.params.len()];
+            let t = self.spawn(func, &placeholders)?;
+            self.cur_thread = t;
+            let entry = &func.blocks[func.entry().index()];
+            self.cur_stmt = entry.stmts.first().map_or(entry.term.id, |s| s.id);
+            self.cur_span = func.span;
+            for (i, &reg) in func.params.iter().enumerate() {
+                let ty = func.reg(reg).ty;
+                let v = if ty == Scalar::Ptr {
+                    let null = ctx.param_may_be_null(f, i as u32);
+                    self.initial_pointer(&ctx.param_targets(f, i as u32), null)?
+                } else {
+                    self.input(ty, InputSource::Initial)?
+                };
+                self.set_reg(t, reg, v);
+            }
+            threads.push(t);
+        }
+        for t in threads {
+            self.run_local(t)?;
+        }
+        Ok(())
+    }
+
+    /// The initial value of the unwritten cell at `offset` of an object of `owner`.
+    pub(super) fn initial_value(
+        &mut self,
+        owner: CellOwner,
+        offset: u64,
+        ty: Scalar,
+    ) -> Flow<Value> {
+        if ty != Scalar::Ptr {
+            return self.input(ty, InputSource::Initial);
+        }
+        let targets = self
+            .cfg
+            .context
+            .as_ref()
+            .map(|c| c.cell_targets(owner, offset))
+            .unwrap_or_default();
+        self.initial_pointer(&targets, true)
+    }
+
+    /// A pointer of the initial state: the candidate the next input names.
+    fn initial_pointer(&mut self, targets: &[Target], may_be_null: bool) -> Flow<Value> {
+        let Value::Int(index) = self.input(Scalar::U32, InputSource::Initial)? else {
+            unreachable!("inputs are integers")
+        };
+        let cands = candidates(targets, may_be_null, |o| {
+            self.materialized.get(&o).map_or(0, |v| v.len() as u32)
+        });
+        let Some(c) = cands.get(index as usize) else {
+            return Err(self.unsupported(format!(
+                "the initial state's pointer choice {index} is not one of its {} candidates",
+                cands.len()
+            )));
+        };
+        Ok(match *c {
+            Candidate::Null => Value::ZERO,
+            Candidate::Func(f) => Value::Func(f),
+            Candidate::Static { obj, offset } => match self.statics[obj.index()] {
+                StaticObj::Global(r) => Value::Ptr {
+                    obj: r,
+                    offset: offset as i64,
+                },
+                _ => {
+                    let name = &self.prog.object(obj).name;
+                    return Err(self.unsupported(format!(
+                        "a pointer of the initial state may point to `{name}`, which has no single instance"
+                    )));
+                }
+            },
+            Candidate::Existing { obj, seq, offset } => Value::Ptr {
+                obj: self.materialized[&obj][seq as usize],
+                offset: offset as i64,
+            },
+            Candidate::Fresh { obj, size, offset } => {
+                let r = match obj {
+                    AbsObj::Heap(site) => self.mem.alloc(site, size, false),
+                    AbsObj::Slot(id) => self.mem.new_static(Origin::Slot(id), size, false),
+                };
+                self.mem.make_initial(r, CellOwner::Instance(obj));
+                self.materialized.entry(obj).or_default().push(r);
+                Value::Ptr {
+                    obj: r,
+                    offset: offset as i64,
+                }
+            }
+            Candidate::Unmodelled(ref why) => return Err(self.unsupported(why.clone())),
+        })
+    }
+}

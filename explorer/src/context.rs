@@ -1,0 +1,300 @@
+//! Program contexts (seed paper 003, Bergan et al.): runs that start from a set of
+//! threads at the entry of functions, over a symbolic initial state, instead of at `main`.
+//!
+//! Both engines read a [`Context`] the same way, so a witness found from a context
+//! replays on the interpreter:
+//!
+//! - Thread `i` runs `threads[i]` (thread 0 is the first entry, not `main`); `main` does
+//!   not run. Every thread runs to its first visible event before the first step, in
+//!   thread order (the interpreter's rule for a created thread).
+//! - Globals (not string literals, not `fixed` ones) are *initial objects*: a read of a
+//!   cell no thread has written yet takes the initial state's value, the next input
+//!   (source `initial`), and keeps it. A parameter of an entry function is read the same
+//!   way when its thread is set up, thread by thread, parameter by parameter.
+//! - A pointer read from the initial state (Eq. 1 of the paper, with aliasing restricted
+//!   by points-to) is one of [`candidates`]: null, a function or static object of its
+//!   points-to set, an instance of a heap or stack object of the set already materialized
+//!   on this run, or a fresh instance (itself an initial object, materialized lazily on
+//!   this first read). The input read for it (an `u32`) is the index of the candidate.
+//!
+//! Without further constraints this over-approximates every state in which the threads
+//! could stand at those entries (given the points-to sets are sound): a SAFE verdict from
+//! a context holds for every such initial state; a violation is feasible from *some*
+//! initial state of the context, the one its witness carries.
+
+use analysis::ir::{FuncId, ObjId, StmtId};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// An abstract object of the points-to analysis that has one runtime instance per
+/// materialization: a heap allocation site or a stack slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AbsObj {
+    Heap(StmtId),
+    Slot(ObjId),
+}
+
+/// Where a pointer of the initial state may point.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Target {
+    Func(FuncId),
+    /// A global (one instance) at these byte offsets.
+    Static {
+        obj: ObjId,
+        offsets: Vec<u64>,
+    },
+    /// An instance of a heap or stack object of `size` bytes (`None`: not a constant) at
+    /// these byte offsets.
+    Instance {
+        obj: AbsObj,
+        size: Option<u64>,
+        offsets: Vec<u64>,
+    },
+    /// A target the context cannot model (a thread-local object, an external function's
+    /// result, an array of more than [`MAX_OFFSETS`] possible offsets): choosing it ends
+    /// the path as unsupported.
+    Unmodelled(String),
+}
+
+/// At most this many offsets per target: beyond, the target is [`Target::Unmodelled`].
+pub const MAX_OFFSETS: usize = 64;
+
+/// Which memory a cell of the initial state belongs to, for its points-to set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CellOwner {
+    Static(ObjId),
+    Instance(AbsObj),
+}
+
+/// A context: the threads, and the points-to sets of what they read from the initial
+/// state.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Context {
+    /// The entry function of each thread.
+    pub threads: Vec<FuncId>,
+    /// Globals whose cells keep their static initializer (no statement may write them):
+    /// not initial objects.
+    #[serde(default)]
+    pub fixed: Vec<ObjId>,
+    /// Cells of globals whose value at the context is known: the one store that must
+    /// reach it (`rules::must_reach`). Written over the initial object.
+    #[serde(default)]
+    pub known_cells: Vec<KnownCell>,
+    /// `(function, parameter index)`: targets of a pointer parameter of an entry.
+    #[serde(default)]
+    pub params: Vec<((FuncId, u32), Vec<Target>)>,
+    /// Pointer parameters that are never null: every call and thread creation that
+    /// reaches the function passes the address of an object there (a must-reach
+    /// definition of the parameter).
+    #[serde(default)]
+    pub non_null: Vec<(FuncId, u32)>,
+    /// `(owner, offset)`: targets of a pointer cell of the initial state.
+    #[serde(default)]
+    pub cells: Vec<((CellOwner, u64), Vec<Target>)>,
+    /// `owner`: targets of a pointer at an offset the analysis does not know (added to
+    /// every cell of the owner).
+    #[serde(default)]
+    pub any_cells: Vec<(CellOwner, Vec<Target>)>,
+}
+
+/// An integer cell of a global with a known value at the context.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KnownCell {
+    pub obj: ObjId,
+    pub offset: u64,
+    pub bytes: u8,
+    /// The value's bits (its low `8 * bytes` bits).
+    pub bits: u64,
+}
+
+/// One value a pointer of the initial state may take.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Candidate {
+    Null,
+    Func(FuncId),
+    Static {
+        obj: ObjId,
+        offset: u64,
+    },
+    /// The `seq`-th instance of `obj` materialized on this run.
+    Existing {
+        obj: AbsObj,
+        seq: u32,
+        offset: u64,
+    },
+    /// A new instance of `obj` of `size` bytes.
+    Fresh {
+        obj: AbsObj,
+        size: u64,
+        offset: u64,
+    },
+    Unmodelled(String),
+}
+
+impl Context {
+    /// The targets of parameter `index` of `func`.
+    pub fn param_targets(&self, func: FuncId, index: u32) -> Vec<Target> {
+        self.params
+            .iter()
+            .filter(|(k, _)| *k == (func, index))
+            .flat_map(|(_, t)| t.iter().cloned())
+            .collect()
+    }
+
+    /// The targets of the pointer cell at `offset` of `owner`.
+    pub fn cell_targets(&self, owner: CellOwner, offset: u64) -> Vec<Target> {
+        let exact = self
+            .cells
+            .iter()
+            .filter(|(k, _)| *k == (owner, offset))
+            .flat_map(|(_, t)| t.iter().cloned());
+        let any = self
+            .any_cells
+            .iter()
+            .filter(|(k, _)| *k == owner)
+            .flat_map(|(_, t)| t.iter().cloned());
+        let mut all: Vec<Target> = exact.chain(any).collect();
+        all.sort();
+        all.dedup();
+        all
+    }
+
+    /// Whether parameter `index` of `func` may be null in the initial state.
+    pub fn param_may_be_null(&self, func: FuncId, index: u32) -> bool {
+        !self.non_null.contains(&(func, index))
+    }
+
+    pub fn is_fixed(&self, obj: ObjId) -> bool {
+        self.fixed.contains(&obj)
+    }
+}
+
+/// The candidates of a pointer with these targets (and null when `may_be_null`), in the
+/// order both engines number them; `materialized(obj)` is how many instances of `obj`
+/// this run has.
+pub fn candidates(
+    targets: &[Target],
+    may_be_null: bool,
+    materialized: impl Fn(AbsObj) -> u32,
+) -> Vec<Candidate> {
+    let mut out = Vec::new();
+    if may_be_null {
+        out.push(Candidate::Null);
+    }
+    for t in targets {
+        match t {
+            Target::Func(f) => out.push(Candidate::Func(*f)),
+            Target::Static { obj, offsets } => out.extend(
+                offsets
+                    .iter()
+                    .map(|&offset| Candidate::Static { obj: *obj, offset }),
+            ),
+            Target::Instance { obj, size, offsets } => {
+                for seq in 0..materialized(*obj) {
+                    out.extend(offsets.iter().map(|&offset| Candidate::Existing {
+                        obj: *obj,
+                        seq,
+                        offset,
+                    }));
+                }
+                match size {
+                    Some(size) => out.extend(offsets.iter().map(|&offset| Candidate::Fresh {
+                        obj: *obj,
+                        size: *size,
+                        offset,
+                    })),
+                    None => out.push(Candidate::Unmodelled(
+                        "a pointer of the initial state may point to a heap block of \
+                         non-constant size"
+                            .into(),
+                    )),
+                }
+            }
+            Target::Unmodelled(why) => out.push(Candidate::Unmodelled(why.clone())),
+        }
+    }
+    out
+}
+
+/// Per abstract object, how many instances a run materialized (both engines keep one).
+pub type Materialized<R> = BTreeMap<AbsObj, Vec<R>>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn candidates_list_null_statics_existing_then_fresh_instances() {
+        let site = AbsObj::Heap(StmtId(7));
+        let targets = vec![
+            Target::Static {
+                obj: ObjId(1),
+                offsets: vec![0, 4],
+            },
+            Target::Instance {
+                obj: site,
+                size: Some(8),
+                offsets: vec![0],
+            },
+        ];
+        let c = candidates(&targets, true, |o| u32::from(o == site) * 2);
+        assert_eq!(candidates(&targets, false, |_| 0).len(), 3);
+        assert_eq!(
+            c,
+            vec![
+                Candidate::Null,
+                Candidate::Static {
+                    obj: ObjId(1),
+                    offset: 0
+                },
+                Candidate::Static {
+                    obj: ObjId(1),
+                    offset: 4
+                },
+                Candidate::Existing {
+                    obj: site,
+                    seq: 0,
+                    offset: 0
+                },
+                Candidate::Existing {
+                    obj: site,
+                    seq: 1,
+                    offset: 0
+                },
+                Candidate::Fresh {
+                    obj: site,
+                    size: 8,
+                    offset: 0
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_heap_block_of_unknown_size_is_unmodelled() {
+        let targets = vec![Target::Instance {
+            obj: AbsObj::Heap(StmtId(1)),
+            size: None,
+            offsets: vec![0],
+        }];
+        let c = candidates(&targets, true, |_| 0);
+        assert!(matches!(c[1], Candidate::Unmodelled(_)));
+    }
+
+    #[test]
+    fn cell_targets_merge_exact_and_unknown_offsets() {
+        let owner = CellOwner::Static(ObjId(0));
+        let f = Target::Func(FuncId(3));
+        let g = Target::Func(FuncId(4));
+        let ctx = Context {
+            cells: vec![((owner, 4), vec![f.clone()])],
+            any_cells: vec![(owner, vec![g.clone(), f.clone()])],
+            ..Context::default()
+        };
+        assert_eq!(ctx.cell_targets(owner, 4), vec![f.clone(), g.clone()]);
+        assert_eq!(ctx.cell_targets(owner, 0), vec![f, g]);
+    }
+}

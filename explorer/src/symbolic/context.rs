@@ -1,0 +1,274 @@
+//! Starting from a program context ([`crate::context`]): the initial states of the entry
+//! threads, and the reads of the initial state (cells no thread has written yet), which
+//! take a fresh input or, for a pointer, one candidate of its points-to set per fork
+//! side. The interpreter (`concrete::machine`) reads a context the same way.
+
+use super::engine::{End, Engine, Side, SideNext, StaticObj};
+use super::names::{ObjInst, ObjName, ThreadName};
+use super::state::{Loaded, State, Tid};
+use super::step::{Flow, StepCtx};
+use super::term::TermId;
+use super::value::{SVal, Twin, OFFSET_BITS};
+use super::VerifyError;
+use crate::context::{candidates, AbsObj, Candidate, CellOwner, Context, Target};
+use analysis::ir::{Function, ObjectKind, RegId, Scalar, StmtId};
+
+/// One state a context search starts from: the choice of the entry threads' pointer
+/// parameters it stands for (`guard`), or why that choice cannot be modelled.
+pub struct Start {
+    pub guard: TermId,
+    pub state: State,
+    pub unsupported: Option<String>,
+}
+
+/// A pointer parameter of an entry thread, bound per start state.
+struct PointerParam {
+    tid: Tid,
+    reg: RegId,
+    choice: TermId,
+    targets: Vec<Target>,
+    may_be_null: bool,
+}
+
+impl<'p> Engine<'p> {
+    /// The start states of a context: globals of the initial state, each entry thread
+    /// at its function's entry with initial parameters, one state per choice of the
+    /// pointer parameters.
+    pub fn context_starts(&mut self, ctx: &Context) -> Result<Vec<Start>, VerifyError> {
+        let mut st = State::new();
+        self.create_context_statics(&mut st, ctx)?;
+        let mut pointers = Vec::new();
+        for (i, &f) in ctx.threads.iter().enumerate() {
+            let func = self.setup.prog.function(f);
+            let placeholders = self.placeholder_args(func);
+            let key = self.names.thread(ThreadName::Entry(i as u32));
+            let t = self
+                .spawn(&mut st, key, func, &placeholders, &mut Vec::new())
+                .map_err(|u| VerifyError::Program(u.0))?;
+            pointers.extend(self.initial_params(&mut st, t, func, ctx));
+        }
+        let mut starts = vec![Start {
+            guard: self.pool.tru(),
+            state: st,
+            unsupported: None,
+        }];
+        for p in &pointers {
+            starts = self.bind_pointer_param(starts, p);
+        }
+        Ok(starts)
+    }
+
+    /// Globals become objects of the initial state, except string literals and the
+    /// globals no statement writes, which keep their initializers.
+    fn create_context_statics(&mut self, st: &mut State, ctx: &Context) -> Result<(), VerifyError> {
+        let prog = self.setup.prog;
+        for o in &prog.objects {
+            if let StaticObj::Global(inst) = self.setup.statics[o.id.index()] {
+                let literal = o.kind == ObjectKind::StringLiteral;
+                st.mem.create(inst, o.size, true, literal, false);
+                if o.kind == ObjectKind::Global && !ctx.is_fixed(o.id) {
+                    st.mem.mark_initial(inst, CellOwner::Static(o.id));
+                }
+            }
+        }
+        for o in &prog.objects {
+            if let StaticObj::Global(inst) = self.setup.statics[o.id.index()] {
+                if st.mem.initial_owner(inst).is_none() {
+                    self.write_initializer(st, o.id, inst, None)?;
+                }
+            }
+        }
+        for c in &ctx.known_cells {
+            if let StaticObj::Global(inst) = self.setup.statics[c.obj.index()] {
+                let v = SVal::Int(self.pool.bv_const(c.bits, c.bytes * 8));
+                st.mem.store(inst, c.offset, c.bytes, v);
+            }
+        }
+        Ok(())
+    }
+
+    fn placeholder_args(&mut self, func: &Function) -> Vec<Twin<SVal>> {
+        let dm = self.setup.dm;
+        func.params
+            .iter()
+            .map(|&p| Twin::same(SVal::Int(self.pool.bv_const(0, func.reg(p).ty.bits(dm)))))
+            .collect()
+    }
+
+    /// Reads thread `t`'s parameters from the initial state, in order: an integer is an
+    /// input, a pointer an input choosing its candidate (bound by
+    /// [`Engine::bind_pointer_param`]).
+    fn initial_params(
+        &mut self,
+        st: &mut State,
+        t: Tid,
+        func: &Function,
+        ctx: &Context,
+    ) -> Vec<PointerParam> {
+        let mut pointers = Vec::new();
+        for (i, &reg) in func.params.iter().enumerate() {
+            let ty = func.reg(reg).ty;
+            if ty == Scalar::Ptr {
+                let choice = self.new_input(st, t, Scalar::U32);
+                pointers.push(PointerParam {
+                    tid: t,
+                    reg,
+                    choice,
+                    targets: ctx.param_targets(func.id, i as u32),
+                    may_be_null: ctx.param_may_be_null(func.id, i as u32),
+                });
+            } else {
+                let v = self.new_input(st, t, ty);
+                st.top_mut(t).regs[reg.index()] = SVal::Int(v);
+            }
+        }
+        pointers
+    }
+
+    /// Every start state times every candidate of the parameter `p`.
+    fn bind_pointer_param(&mut self, starts: Vec<Start>, p: &PointerParam) -> Vec<Start> {
+        let mut out = Vec::new();
+        for s in starts {
+            if s.unsupported.is_some() {
+                out.push(s);
+                continue;
+            }
+            let cands = candidates(&p.targets, p.may_be_null, |o| {
+                materialized_count(&s.state, o)
+            });
+            for (i, c) in cands.iter().enumerate() {
+                let mut state = s.state.clone();
+                let k = self.pool.bv_const(i as u64, 32);
+                let pick = self.pool.eq(p.choice, k);
+                let guard = self.pool.and(s.guard, pick);
+                let unsupported = match self.materialize(&mut state, c) {
+                    Ok(v) => {
+                        state.top_mut(p.tid).regs[p.reg.index()] = v;
+                        None
+                    }
+                    Err(why) => Some(why),
+                };
+                out.push(Start {
+                    guard,
+                    state,
+                    unsupported,
+                });
+            }
+        }
+        out
+    }
+
+    /// The value of a candidate in `st`, creating a fresh instance's object.
+    fn materialize(&mut self, st: &mut State, c: &Candidate) -> Result<SVal, String> {
+        let at = |pool: &mut super::term::TermPool, offset: u64| pool.bv_const(offset, OFFSET_BITS);
+        Ok(match *c {
+            Candidate::Null => SVal::Int(self.pool.bv_const(0, self.setup.dm.pointer_bits())),
+            Candidate::Func(f) => SVal::Func(f),
+            Candidate::Static { obj, offset } => match self.setup.statics[obj.index()] {
+                StaticObj::Global(inst) => SVal::Ptr {
+                    obj: inst,
+                    off: at(&mut self.pool, offset),
+                },
+                _ => {
+                    return Err(format!(
+                        "a pointer of the initial state may point to `{}`, which has no single instance",
+                        self.setup.prog.object(obj).name
+                    ))
+                }
+            },
+            Candidate::Existing { obj, seq, offset } => SVal::Ptr {
+                obj: st.materialized[&obj][seq as usize],
+                off: at(&mut self.pool, offset),
+            },
+            Candidate::Fresh { obj, size, offset } => {
+                let seq = materialized_count(st, obj);
+                let inst = self.names.object(ObjName::Initial { obj, seq });
+                st.mem
+                    .create(inst, size, false, false, matches!(obj, AbsObj::Heap(_)));
+                st.mem.mark_initial(inst, CellOwner::Instance(obj));
+                st.materialized.entry(obj).or_default().push(inst);
+                SVal::Ptr {
+                    obj: inst,
+                    off: at(&mut self.pool, offset),
+                }
+            }
+            Candidate::Unmodelled(ref why) => return Err(why.clone()),
+        })
+    }
+
+    /// A pointer load by `t` at `stmt` of the unwritten cell `(obj, off)` of the
+    /// initial state, before the load commits: a fork over the pointer's candidates, each
+    /// side with the cell written, so the load runs again and reads it. `None` when the
+    /// load reads anything else (the load itself reports bad accesses).
+    pub(super) fn initial_pointer_fork(
+        &mut self,
+        st: &mut State,
+        t: Tid,
+        (obj, off): (ObjInst, i64),
+        stmt: StmtId,
+    ) -> Option<Flow> {
+        let owner = st.mem.initial_owner(obj)?;
+        let bytes = self.setup.dm.pointer_bytes();
+        let off = st.mem.check(obj, off, bytes, false).ok()?;
+        if !matches!(st.mem.load(obj, off, bytes as u8, true), Ok(Loaded::Uninit)) {
+            return None;
+        }
+        let choice = self.new_input(st, t, Scalar::U32);
+        let targets = self
+            .setup
+            .cfg
+            .context
+            .as_ref()
+            .map(|c| c.cell_targets(owner, off))
+            .unwrap_or_default();
+        let cands = candidates(&targets, true, |o| materialized_count(st, o));
+        let mut sides = Vec::with_capacity(cands.len());
+        for (i, c) in cands.iter().enumerate() {
+            let mut side = st.clone();
+            let k = self.pool.bv_const(i as u64, 32);
+            let guard = self.pool.eq(choice, k);
+            let next = match self.materialize(&mut side, c) {
+                Ok(v) => {
+                    side.mem.store(obj, off, bytes as u8, v);
+                    SideNext::Continue(side)
+                }
+                Err(why) => {
+                    let at = self.location(self.setup.prog.stmt(stmt).span());
+                    SideNext::End(side, End::Unsupported(format!("{at}: {why}")))
+                }
+            };
+            sides.push(Side {
+                guard,
+                guard_wp: guard,
+                pin: Some((choice, i as u64)),
+                next,
+            });
+        }
+        Some(Flow::Fork(sides))
+    }
+}
+
+impl<'p> Engine<'p> {
+    /// Explores a context: every start state, with every entry thread run to its first
+    /// visible event (thread 0 first) before the first scheduling choice.
+    pub(super) fn explore_context(&mut self, ctx: &Context) -> Result<(), VerifyError> {
+        let starts = self.context_starts(ctx)?;
+        let mut k = StepCtx::initial();
+        k.resume = (1..ctx.threads.len()).rev().collect();
+        for start in starts {
+            if self.search.stop {
+                break;
+            }
+            let k = k.clone();
+            let _ = self.under(start.guard, None, |e| match start.unsupported {
+                None => e.explore_step(start.state, 0, k),
+                Some(why) => e.leaf(&start.state, End::Unsupported(why), &k),
+            });
+        }
+        Ok(())
+    }
+}
+
+fn materialized_count(st: &State, obj: AbsObj) -> u32 {
+    st.materialized.get(&obj).map_or(0, |v| v.len() as u32)
+}
