@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Soak run of the oracle of tests/oracle.rs: N generated programs (default 10000), each
+# Soak run of the oracle of tests/oracle/ (main.rs): N generated programs (default 10000), each
 # checked against random concrete runs by every strategy, agx verify and agx hunt, in a
 # release build. Prints the counts (programs, finished, concrete violations found,
 # mismatches, time per stage, programs and failures per family) and keeps every failing
@@ -8,7 +8,7 @@
 #   scripts/soak.sh [N] [FIRST_SEED] [DIR]
 #
 # Seeds FIRST_SEED..FIRST_SEED+N-1 (default 1). AGX_ORACLE_RUNS, AGX_ORACLE_RUN_MS,
-# AGX_ORACLE_TIMEOUT and AGX_ORACLE_STATES pass through (see tests/oracle.rs; the state
+# AGX_ORACLE_TIMEOUT and AGX_ORACLE_STATES pass through (see tests/oracle/; the state
 # budget defaults to 20000 here, 8000 in the debug CI run). The full log is
 # DIR/soak.log. Exit status: 0 when no program disagrees. About 0.7 s per program on
 # one core.

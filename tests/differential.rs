@@ -2,7 +2,7 @@
 //! DPOR, DPOR with predicate summaries, DPOR with summaries and the slice (§6.1's Type A
 //! cut and Type B pivots, with the slice `agx verify` computes), and the same with
 //! `--repair add` reach the same set of violated locations, on the random programs of
-//! `tests/common/gen.rs` (shared with `tests/oracle.rs`, which checks the strategies
+//! `tests/common/gen.rs` (shared with `tests/oracle/`, which checks the strategies
 //! against random concrete runs instead of against each other). A strategy that
 //! finishes (no time, state or solver budget hit) must reach every violation any
 //! strategy found (all are replayed, hence real). Where every strategy finishes (the
@@ -31,7 +31,7 @@ fn violated(o: &SearchOutcome) -> BTreeSet<u32> {
 fn type_b_slice(program: &analysis::ir::Program) -> BTreeSet<analysis::ir::StmtId> {
     let facts = analysis::facts::extract(program);
     let analysis = rules::Analysis::run(&facts);
-    analysis.backward_slice(&symbolic::type_b::criteria(program))
+    analysis.backward_slice(&symbolic::type_b_criteria(program))
 }
 
 fn run(

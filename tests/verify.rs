@@ -228,6 +228,27 @@ fn text_report_names_verdict_witness_and_stats() {
 }
 
 #[test]
+fn witness_steps_inside_the_libc_model_show_the_model_source() {
+    let root = project_root();
+    let file = root.join("fixtures/verify/libc_model_steps.c");
+    let args = vec!["verify".to_string(), shown(&file)];
+    let run = process::run(&agx_bin(), &args, &root, LIMIT);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    // Each step inside the model (sem_post's lock) is followed by the model's source line.
+    let in_model = lines
+        .iter()
+        .position(|l| l.contains("<agx-libc>/pthread.c") && l.contains("= lock "))
+        .unwrap_or_else(|| panic!("no step inside the model:\n{}", run.stdout));
+    assert_eq!(
+        lines[in_model + 1].trim(),
+        "| pthread_mutex_lock(&s->lock);",
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
 fn bad_options_are_errors() {
     let root = project_root();
     let file = shown(&root.join("fixtures/verify/race_counter.c"));

@@ -14,6 +14,7 @@ use common::{corpus_programs, programs, root};
 /// The `.dl` rule sets under test; every file of `rules/dl/` must be listed.
 const RULE_SETS: &[&str] = &[
     "points_to",
+    "points_to_fi",
     "call_graph",
     "control_dep",
     "data_dep",

@@ -79,7 +79,8 @@ pub enum TextOrJson {
     Json,
 }
 
-/// Reads line `line` of `file` (for showing source beside IR and traces). Each file is
+/// Reads line `line` of `file` (for showing source beside IR and traces); the files of
+/// agx's C library model are read from the model built into agx. Each file is
 /// read and split into lines once per thread (reading it per call made `agx ir`
 /// quadratic in the program's size).
 pub fn source_line(file: &str, line: u32) -> Option<String> {
@@ -92,7 +93,10 @@ pub fn source_line(file: &str, line: u32) -> Option<String> {
             .borrow_mut()
             .entry(file.to_string())
             .or_insert_with(|| {
-                let text = std::fs::read_to_string(file).ok()?;
+                let text = match analysis::frontend::libc::model_source(file) {
+                    Some(model) => model.to_string(),
+                    None => std::fs::read_to_string(file).ok()?,
+                };
                 Some(text.lines().map(str::to_string).collect())
             })
             .clone()

@@ -47,28 +47,10 @@ pub fn thread_functions(program: &Program, steps: &[Step]) -> HashMap<u32, Strin
 }
 
 /// The source text of a statement's line (trimmed), if the file can be read.
-pub struct Sources {
-    files: HashMap<String, Option<Vec<String>>>,
-}
-
-impl Sources {
-    pub fn new() -> Sources {
-        Sources {
-            files: HashMap::new(),
-        }
-    }
-
-    pub fn line(&mut self, program: &Program, stmt: StmtId) -> Option<String> {
-        let span = span_of(program, stmt);
-        let name = program.file_name(span.file).to_string();
-        let lines = self.files.entry(name.clone()).or_insert_with(|| {
-            std::fs::read_to_string(&name)
-                .ok()
-                .map(|t| t.lines().map(str::to_string).collect())
-        });
-        let text = lines.as_ref()?.get((span.line as usize).checked_sub(1)?)?;
-        Some(text.trim().to_string())
-    }
+pub fn statement_line(program: &Program, stmt: StmtId) -> Option<String> {
+    let span = span_of(program, stmt);
+    let text = super::common::source_line(program.file_name(span.file), span.line)?;
+    Some(text.trim().to_string())
 }
 
 fn span_of(program: &Program, stmt: StmtId) -> analysis::ir::Span {

@@ -260,17 +260,12 @@ fn rank(reports: &mut [TargetReport]) {
 
 fn text(reports: &[TargetReport]) -> String {
     let mut out = String::new();
-    let mut files: BTreeMap<String, Option<String>> = BTreeMap::new();
     for r in reports {
         let _ = writeln!(out, "target {} ({})", r.location, r.statements.join(", "));
         let _ = writeln!(out, "  backward slice: {} lines", r.slice.len());
         for l in &r.slice {
-            let src = files
-                .entry(l.file.clone())
-                .or_insert_with(|| std::fs::read_to_string(&l.file).ok())
-                .as_deref()
-                .and_then(|t| t.lines().nth(l.line as usize - 1))
-                .unwrap_or("")
+            let src = source_line(&l.file, l.line)
+                .unwrap_or_default()
                 .trim()
                 .to_string();
             let _ = writeln!(out, "    {}:{:<5} {src}", l.file, l.line);

@@ -410,11 +410,10 @@ fn violation_text(s: &mut String, program: &Program, f: &Found) {
         let _ = writeln!(s, "  why: {summary}");
     }
     let functions = explain::thread_functions(program, &plain);
-    let mut sources = explain::Sources::new();
     let texts: Vec<String> = f
         .steps
         .iter()
-        .map(|st| sources.line(program, st.stmt).unwrap_or_default())
+        .map(|st| explain::statement_line(program, st.stmt).unwrap_or_default())
         .collect();
     let steps: Vec<witness_text::Step<'_>> = f
         .steps

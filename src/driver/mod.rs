@@ -119,7 +119,7 @@ impl Driver {
     /// `config` with the static slice for §6.1's Type B pivots set, when the search uses
     /// it (dpor+ag with the slice and no extra checks): the backward slice of the targets
     /// and of everything that can stop, block or end an execution
-    /// ([`symbolic::type_b::criteria`]; every `Error` terminator is one, so the targets
+    /// ([`symbolic::type_b_criteria`]; every `Error` terminator is one, so the targets
     /// are in). Otherwise `config` as it is (and no analysis is run).
     pub fn verify_config(&self, mut config: Config) -> Config {
         let used = config.slice
@@ -127,7 +127,7 @@ impl Driver {
             && config.checks == Checks::default();
         config.relevant = used.then(|| {
             self.analysis()
-                .backward_slice(&symbolic::type_b::criteria(&self.program))
+                .backward_slice(&symbolic::type_b_criteria(&self.program))
         });
         config
     }

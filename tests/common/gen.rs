@@ -1,5 +1,5 @@
 //! The random program generator shared by `tests/differential.rs` (strategies against
-//! each other, Theorem 1) and `tests/oracle.rs` (strategies against random concrete runs).
+//! each other, Theorem 1) and `tests/oracle/` (strategies against random concrete runs).
 //!
 //! A seed reproduces a program exactly (a small xorshift64* generator, no dependency).
 //! Programs have 1-3 worker threads and `main`, shared globals `g0..g2`, a mutex,

@@ -32,6 +32,16 @@ const FILES: &[(&str, &str)] = &[
 /// The directory shown for model files in locations.
 pub const MODEL_DIR: &str = "<agx-libc>";
 
+/// The text of a model file by the name locations show for it (`<agx-libc>/string.c`), so
+/// that reports can print the model's source lines like the program's.
+pub fn model_source(shown_name: &str) -> Option<&'static str> {
+    let file = shown_name.strip_prefix(MODEL_DIR)?.strip_prefix('/')?;
+    FILES
+        .iter()
+        .find(|(name, _)| *name == file)
+        .map(|(_, text)| *text)
+}
+
 /// Library functions lowered by the front end, with the model items their lowering
 /// calls (see `lower::builtins`).
 pub const LOWERED: &[(&str, &[&str])] = &[
@@ -341,6 +351,14 @@ fn identifiers(text: &str) -> impl Iterator<Item = &str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn model_sources_are_found_by_their_shown_name() {
+        let text = model_source("<agx-libc>/string.c").unwrap();
+        assert!(text.contains("strlen"));
+        assert_eq!(model_source("<agx-libc>/nonexistent.c"), None);
+        assert_eq!(model_source("string.c"), None);
+    }
 
     #[test]
     fn every_model_item_has_a_unique_name() {

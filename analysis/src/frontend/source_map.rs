@@ -111,8 +111,37 @@ fn parse_marker(line: &str) -> Option<(u32, String)> {
     let num: u32 = rest[..digits_end].parse().ok()?;
     let rest = rest[digits_end..].trim_start();
     let quoted = rest.strip_prefix('"')?;
-    let close = quoted.find('"')?;
-    Some((num, quoted[..close].to_string()))
+    Some((num, unescape_file_name(quoted)?))
+}
+
+/// Reads a file name up to its closing quote. gcc writes `"` and `\` in names as `\"` and
+/// `\\`, and bytes it cannot print as three octal digits (`\012`).
+fn unescape_file_name(quoted: &str) -> Option<String> {
+    let mut bytes = Vec::new();
+    let mut it = quoted.bytes().peekable();
+    while let Some(b) = it.next() {
+        match b {
+            b'"' => return Some(String::from_utf8_lossy(&bytes).into_owned()),
+            b'\\' => match it.next()? {
+                d @ b'0'..=b'7' => {
+                    let mut value = u32::from(d - b'0');
+                    for _ in 0..2 {
+                        match it.peek() {
+                            Some(&o @ b'0'..=b'7') => {
+                                value = value * 8 + u32::from(o - b'0');
+                                it.next();
+                            }
+                            _ => break,
+                        }
+                    }
+                    bytes.push(value as u8);
+                }
+                other => bytes.push(other),
+            },
+            other => bytes.push(other),
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -128,6 +157,17 @@ mod tests {
         assert_eq!(at("int y"), "b.h:10");
         assert_eq!(at("int z"), "b.h:11");
         assert_eq!(at("int w"), "a.c:3");
+    }
+
+    #[test]
+    fn marker_file_names_are_unescaped() {
+        // What gcc writes for a file in the directory `q"x\y` and for a byte it cannot print.
+        let text = "# 1 \"/tmp/q\\\"x\\\\y/a b.c\"\nint x;\n# 7 \"tab\\011.c\" 1\nint y;\n";
+        let map = SourceMap::new(text, "<input>", vec![]);
+        let at = |needle: &str| map.loc(text, text.find(needle).unwrap()).to_string();
+        assert_eq!(at("int x"), "/tmp/q\"x\\y/a b.c:1");
+        assert_eq!(at("int y"), "tab\t.c:7");
+        assert_eq!(parse_marker("# 3 \"unterminated"), None);
     }
 
     #[test]

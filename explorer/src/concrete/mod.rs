@@ -87,7 +87,7 @@
 //!   step `i` uses `schedule[i]`. Witnesses of every engine follow this convention.
 //!   Policies: round-robin (the first enabled thread after the previous step's, thread 0
 //!   first), seeded random (splitmix64), seeded priorities with change points (PCT, for
-//!   random testing: `tests/oracle.rs`), or an explicit list followed by a fallback
+//!   random testing: `tests/oracle/`), or an explicit list followed by a fallback
 //!   policy; a listed thread that is not enabled is `RuntimeError::ScheduleDiverged`.
 //! - No thread enabled while some have not ended: a `Deadlock` violation naming each
 //!   blocked thread, what it waits for, and its `file:line`.

@@ -12,18 +12,15 @@
 //! - deadlock: the replay ends with the interpreter's deadlock, every goal thread blocked
 //!   at its goal statement.
 
-use super::step::pending_stmt;
 use super::{Evidence, Goal, GoalKind, Step};
-use crate::concrete::{self, EventKind, Execution, RunOutcome, ThreadId, Witness};
-use crate::symbolic::dpor::{Access, Loc};
-use crate::symbolic::engine::{Engine, PathCond};
-use crate::symbolic::state::{State, Tid};
+use crate::concrete::{self, EventKind, Execution, RunOutcome, Witness};
+use crate::symbolic::stepping::{Node, Path, Stepper, Tid};
 use analysis::ir::{Program, StmtId, StmtRef, TermKind};
 
 /// Threads standing at the goal locations of a node goal, one per location (in order),
 /// if the node is a goal state.
-pub fn node_goal(e: &Engine<'_>, st: &State, goal: &Goal) -> Option<Vec<(Tid, StmtId)>> {
-    let enabled = e.enabled_threads(st);
+pub fn node_goal(e: &Stepper<'_>, node: &Node, goal: &Goal) -> Option<Vec<(Tid, StmtId)>> {
+    let enabled = e.enabled(node);
     let candidates: Vec<Tid> = match goal.kind {
         GoalKind::Reach => return None,
         GoalKind::Race | GoalKind::Together => enabled,
@@ -31,32 +28,32 @@ pub fn node_goal(e: &Engine<'_>, st: &State, goal: &Goal) -> Option<Vec<(Tid, St
             if !enabled.is_empty() {
                 return None;
             }
-            (0..st.threads.len()).filter(|&t| st.is_live(t)).collect()
+            node.live_threads()
         }
     };
     let at: Vec<(Tid, StmtId)> = candidates
         .iter()
-        .filter_map(|&t| pending_stmt(e, st, t).map(|s| (t, s)))
+        .filter_map(|&t| e.pending_stmt(node, t).map(|s| (t, s)))
         .collect();
     let mut chosen = Vec::new();
-    assign(e, st, goal, &at, &mut chosen).then_some(chosen)
+    assign(e, node, goal, &at, &mut chosen).then_some(chosen)
 }
 
 /// Assigns distinct threads to the goal locations from `chosen.len()` on.
 fn assign(
-    e: &Engine<'_>,
-    st: &State,
+    e: &Stepper<'_>,
+    node: &Node,
     goal: &Goal,
     at: &[(Tid, StmtId)],
     chosen: &mut Vec<(Tid, StmtId)>,
 ) -> bool {
     let Some(loc) = goal.locations.get(chosen.len()) else {
-        return goal.kind != GoalKind::Race || conflicting(e, st, chosen);
+        return goal.kind != GoalKind::Race || conflicting(e, node, chosen);
     };
     for &(t, s) in at {
         if loc.stmts.contains(&s) && !chosen.iter().any(|c| c.0 == t) {
             chosen.push((t, s));
-            if assign(e, st, goal, at, chosen) {
+            if assign(e, node, goal, at, chosen) {
                 return true;
             }
             chosen.pop();
@@ -65,32 +62,13 @@ fn assign(
     false
 }
 
-/// Whether the pending events of two threads touch a common memory cell, one writing.
-fn conflicting(e: &Engine<'_>, st: &State, pair: &[(Tid, StmtId)]) -> bool {
+/// Whether the pending events of the two chosen threads touch a common memory cell, one
+/// writing.
+fn conflicting(e: &Stepper<'_>, node: &Node, pair: &[(Tid, StmtId)]) -> bool {
     let [(a, _), (b, _)] = pair else {
         return false;
     };
-    let (Some(fa), Some(fb)) = (e.pending_footprint(st, *a), e.pending_footprint(st, *b)) else {
-        return false;
-    };
-    fa.iter()
-        .any(|x| fb.iter().any(|y| (x.write || y.write) && same_memory(x, y)))
-}
-
-fn same_memory(x: &Access, y: &Access) -> bool {
-    match (x.loc, y.loc) {
-        (Loc::Mem(o, i), Loc::Mem(p, j)) => o == p && i == j,
-        (Loc::Mem(o, _) | Loc::Obj(o), Loc::Obj(p)) | (Loc::Obj(o), Loc::Mem(p, _)) => o == p,
-        _ => false,
-    }
-}
-
-/// The witness of a path: its inputs (from the model) and schedule, then `extra` steps.
-pub fn witness(e: &Engine<'_>, path: &PathCond, extra: &[Tid]) -> Witness {
-    let mut w =
-        crate::symbolic::witness::of_path(e, &path.inputs, &path.model, &path.trace.to_vec());
-    w.schedule.extend(extra.iter().map(|&t| ThreadId(t as u32)));
-    w
+    e.conflicting(node, *a, *b)
 }
 
 /// Replays a witness for exactly its schedule's length (a run that would go on after the
@@ -147,7 +125,7 @@ fn is_error_site(prog: &Program, s: StmtId) -> bool {
 pub fn confirm_reach(
     prog: &Program,
     w: Witness,
-    path: &PathCond,
+    path: &Path,
     t: Tid,
     s: StmtId,
 ) -> Result<Evidence, String> {
@@ -167,12 +145,12 @@ pub fn confirm_reach(
             )),
         };
     }
-    let same = exec.trace.len() == path.trace.len()
+    let same = exec.trace.len() == path.len()
         && exec
             .trace
             .iter()
-            .zip(&path.trace.to_vec())
-            .all(|(c, p)| c.thread.0 as usize == p.tid && c.stmt == p.stmt);
+            .zip(&path.steps())
+            .all(|(c, &(t, s))| c.thread.0 as usize == t && c.stmt == s);
     if !same {
         return Err(format!(
             "the replay did not take the path that reaches {}",
@@ -185,15 +163,15 @@ pub fn confirm_reach(
 
 /// Confirms a node goal: `threads` stand at the goal locations at the end of `path`.
 pub fn confirm_node(
-    e: &Engine<'_>,
+    e: &Stepper<'_>,
     goal: &Goal,
-    path: &PathCond,
+    path: &Path,
     threads: &[(Tid, StmtId)],
 ) -> Result<Evidence, String> {
-    let prog = e.setup.prog;
+    let prog = e.program();
     let goal_threads: Vec<(u32, StmtId)> = threads.iter().map(|&(t, s)| (t as u32, s)).collect();
     if goal.kind == GoalKind::Deadlock {
-        let w = witness(e, path, &[]);
+        let w = e.witness(path, &[]);
         let exec = replay(prog, &w)?;
         return match &exec.outcome {
             RunOutcome::Violation(v) if v.kind == concrete::ViolationKind::Deadlock => {
@@ -216,7 +194,7 @@ pub fn confirm_node(
         };
     }
     let extra: Vec<Tid> = threads.iter().map(|&(t, _)| t).collect();
-    let w = witness(e, path, &extra);
+    let w = e.witness(path, &extra);
     let exec = replay(prog, &w)?;
     let n = threads.len();
     let tail = exec.trace.len().checked_sub(n).map(|i| &exec.trace[i..]);

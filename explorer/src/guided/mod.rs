@@ -82,11 +82,12 @@
 //! confirmed: median 1.23–1.49).
 //!
 //! # Code map
-//! [`step`] (where threads stand; steps run on the engine's `exec_next`), [`trace`] (Eq. 7, trace
-//! sets), [`progress`] (matching locations), [`distance`] (`h2`), [`search`] (Fig. 4),
-//! [`refine`] (Fig. 5), [`goal`] (goal states, witnesses and their replay), [`visited`]
-//! (state fingerprints), [`trials`] (parallel trials, the exhaustive fallback, the
-//! verdict).
+//! The steps, where threads stand, state fingerprints and witnesses come from the
+//! engine's stepping API ([`crate::symbolic::stepping`]), the only part of the engine
+//! this search uses. [`trace`] (Eq. 7, trace sets), [`progress`] (matching locations),
+//! [`distance`] (`h2`), [`search`] (Fig. 4), [`refine`] (Fig. 5), [`goal`] (goal states,
+//! witnesses and their replay), [`trials`] (parallel trials, the exhaustive fallback,
+//! the verdict).
 
 pub mod distance;
 pub mod goal;
@@ -94,10 +95,8 @@ pub mod progress;
 pub mod refine;
 pub mod rounds;
 pub mod search;
-pub mod step;
 pub mod trace;
 pub mod trials;
-pub mod visited;
 
 pub use rounds::hunt_in_rounds;
 pub use trace::{AbstractGraph, AbstractNode, EdgeKind};

@@ -17,33 +17,26 @@
 //! a trial that empties its stack with no bound hit has seen every schedule and input.
 
 use super::distance::{Icfg, FAR};
-use super::goal::{confirm_node, confirm_reach, node_goal, witness};
+use super::goal::{confirm_node, confirm_reach, node_goal};
 use super::progress::{Progress, TraceSet, WrongSide};
 use super::refine::{Refinement, Refiner};
-use super::step::{block_start, pending_stmt};
-use super::visited::fingerprint;
 use super::{Abstraction, Config, Evidence, Goal, GoalKind};
 use crate::concrete::ViolationKind;
-use crate::symbolic::engine::{End, Engine, PathCond, SideNext};
-use crate::symbolic::state::{State, Tid};
-use crate::symbolic::step::{Flow, StepCtx};
-use analysis::ir::{FuncId, Program, StmtId, StmtRef};
+use crate::symbolic::stepping::{self, Advance, End, ForkSide, Step, Stepper, Tid};
+use analysis::ir::{Program, StmtId};
 use rustc_hash::FxHashSet;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-/// A search state: a scheduling node with its path condition and trace progress.
+/// A search state: a scheduling node (with its path) and its trace progress.
 struct Node {
-    st: State,
-    path: PathCond,
+    at: stepping::Node,
     prog: Progress,
     /// The step that produced this node left a trace's head branch by the wrong side.
     wrong: Option<WrongSide>,
     /// The restart (generation) the node belongs to.
     gen: u32,
-    /// The thread whose step produced the node.
-    mover: Option<Tid>,
 }
 
 /// `(h1, h2, h3)`, lower is better: abstract locations left; the distance of the threads
@@ -51,13 +44,10 @@ struct Node {
 /// the step that brought the thread nearest to the trace forward).
 type Rank = (usize, u32, u32);
 
-/// A step in progress (one per fork side).
+/// A step in progress (one per fork side) with its trace progress.
 struct Partial {
-    st: State,
-    path: PathCond,
+    step: Step,
     prog: Progress,
-    k: StepCtx,
-    cur: Tid,
     wrong: Option<WrongSide>,
 }
 
@@ -102,7 +92,7 @@ pub struct Trial<'a> {
     prog: &'a Program,
     goal: &'a Goal,
     cfg: &'a Config,
-    e: Engine<'a>,
+    e: Stepper<'a>,
     icfg: Icfg,
     refiner: Refiner<'a>,
     goal_stmts: FxHashSet<StmtId>,
@@ -135,7 +125,7 @@ impl<'a> Trial<'a> {
         goal: &'a Goal,
         abs: &'a dyn Abstraction,
         cfg: &'a Config,
-        engine: Engine<'a>,
+        engine: Stepper<'a>,
         cancel: &'a AtomicBool,
         deadline: Instant,
     ) -> Trial<'a> {
@@ -181,7 +171,7 @@ impl<'a> Trial<'a> {
             unrefinable: self.unrefinable,
             initial_traces: traces,
             final_traces: self.final_traces,
-            solver_queries: self.e.smt.stats.queries,
+            solver_queries: self.e.solver_queries(),
         }
     }
 
@@ -205,13 +195,13 @@ impl<'a> Trial<'a> {
             if let Some(why) = self.out_of_budget() {
                 return TrialEnd::Stopped(why);
             }
-            if let Some(threads) = node_goal(&self.e, &node.st, self.goal) {
-                match confirm_node(&self.e, self.goal, &node.path, &threads) {
+            if let Some(threads) = node_goal(&self.e, &node.at, self.goal) {
+                match confirm_node(&self.e, self.goal, node.at.path(), &threads) {
                     Ok(ev) => return TrialEnd::Confirmed(Box::new(ev)),
                     Err(why) => self.note("replay", why),
                 }
             }
-            if node.path.trace.len() as u64 >= self.cfg.max_depth {
+            if node.at.path().len() as u64 >= self.cfg.max_depth {
                 let detail = format!(
                     "a path reached the depth bound of {} steps",
                     self.cfg.max_depth
@@ -270,23 +260,15 @@ impl<'a> Trial<'a> {
         set: Rc<TraceSet>,
         stack: &mut Vec<Node>,
     ) -> Result<Option<Node>, TrialEnd> {
-        let st = match self.e.initial_state() {
-            Ok(st) => st,
+        let first = match self.e.first_step() {
+            Ok(step) => step,
             Err(err) => {
                 self.note("unsupported", err.to_string());
                 return Err(TrialEnd::Exhausted { complete: false });
             }
         };
         self.generation += 1;
-        let root = Node {
-            st,
-            path: PathCond::default(),
-            prog: Progress::new(set),
-            wrong: None,
-            gen: self.generation,
-            mover: None,
-        };
-        let mut succs = match self.step(&root, 0, StepCtx::initial()) {
+        let mut succs = match self.step(first, Progress::new(set), self.generation) {
             Produced::Confirmed(ev) => return Err(TrialEnd::Confirmed(ev)),
             Produced::Nodes(n) => n,
         };
@@ -303,7 +285,7 @@ impl<'a> Trial<'a> {
             self.refinements_exhausted = true;
             return None;
         }
-        let ran: FxHashSet<StmtId> = best.path.trace.to_vec().iter().map(|t| t.stmt).collect();
+        let ran: FxHashSet<StmtId> = best.at.path().steps().iter().map(|&(_, s)| s).collect();
         let refined = self.refiner.refine(
             &mut self.icfg,
             &best.prog.set,
@@ -337,10 +319,11 @@ impl<'a> Trial<'a> {
         let h1 = n.prog.remaining();
         // Each thread's position is its pending statement (a distance through the call
         // stack, returning to callers first, was tried and guided worse on SV-COMP).
-        let positions: Vec<(Tid, StmtId)> = (0..n.st.threads.len())
-            .filter(|&t| n.st.is_live(t))
-            .filter_map(|t| pending_stmt(&self.e, &n.st, t).map(|p| (t, p)))
-            .collect();
+        let positions: Vec<(Tid, StmtId)> =
+            n.at.live_threads()
+                .into_iter()
+                .filter_map(|t| self.e.pending_stmt(&n.at, t).map(|p| (t, p)))
+                .collect();
         let heads: Vec<StmtId> = n.prog.heads().map(|(_, s)| s).collect();
         let mut h2: u32 = 0;
         let mut mover_best = FAR;
@@ -349,7 +332,7 @@ impl<'a> Trial<'a> {
             for &(t, p) in &positions {
                 let x = self.icfg.distance(p, head);
                 d = d.min(x);
-                if Some(t) == n.mover {
+                if Some(t) == n.at.mover() {
                     mover_best = mover_best.min(x);
                 }
             }
@@ -375,7 +358,7 @@ impl<'a> Trial<'a> {
                 if let Some((d, i)) = best {
                     used[i] = true;
                     h2 = h2.saturating_add(d);
-                    if Some(positions[i].0) == n.mover {
+                    if Some(positions[i].0) == n.at.mover() {
                         mover_best = mover_best.min(d);
                     }
                 } else {
@@ -388,10 +371,11 @@ impl<'a> Trial<'a> {
 
     /// Every enabled thread's step from `node`.
     fn expand(&mut self, node: &Node) -> Produced {
-        let enabled = self.e.enabled_threads(&node.st);
+        let enabled = self.e.enabled(&node.at);
         let mut out = Vec::new();
         for t in enabled {
-            match self.step(node, t, StepCtx::of(t)) {
+            let step = self.e.step(&node.at, t);
+            match self.step(step, node.prog.clone(), node.gen) {
                 Produced::Confirmed(ev) => return Produced::Confirmed(ev),
                 Produced::Nodes(n) => out.extend(n),
             }
@@ -399,27 +383,23 @@ impl<'a> Trial<'a> {
         Produced::Nodes(out)
     }
 
-    /// Runs one step of thread `t` from `node`: every feasible side of every fork.
-    fn step(&mut self, node: &Node, t: Tid, k: StepCtx) -> Produced {
-        let gen = node.gen;
+    /// Runs one step to its end: every feasible side of every fork; `prog` is the trace
+    /// progress and `gen` the generation of the node it starts from.
+    fn step(&mut self, step: Step, prog: Progress, gen: u32) -> Produced {
         let mut work = vec![Partial {
-            st: node.st.clone(),
-            path: node.path.clone(),
-            prog: node.prog.clone(),
-            k,
-            cur: t,
+            step,
+            prog,
             wrong: None,
         }];
         let mut out = Vec::new();
         while let Some(p) = work.pop() {
-            self.e.install_path(&p.path);
             if let Some(ev) = self.advance(p, gen, &mut work, &mut out) {
                 return Produced::Confirmed(ev);
             }
         }
         let fresh: Vec<Node> = out
             .into_iter()
-            .filter(|n| self.visited.insert((fingerprint(&n.st, &n.path), n.gen)))
+            .filter(|n| self.visited.insert((n.at.fingerprint(), n.gen)))
             .collect();
         self.states += fresh.len() as u64;
         Produced::Nodes(fresh)
@@ -428,13 +408,18 @@ impl<'a> Trial<'a> {
     /// Drives a partial step until it reaches the next node, forks, or ends the run.
     fn advance(
         &mut self,
-        mut p: Partial,
+        p: Partial,
         gen: u32,
         work: &mut Vec<Partial>,
         out: &mut Vec<Node>,
     ) -> Option<Box<Evidence>> {
+        let Partial {
+            mut step,
+            mut prog,
+            mut wrong,
+        } = p;
         loop {
-            if p.k.statements >= self.cfg.max_step_statements {
+            if step.statements() >= self.cfg.max_step_statements {
                 let detail = format!(
                     "a step ran more than {} statements without a visible event",
                     self.cfg.max_step_statements
@@ -442,85 +427,68 @@ impl<'a> Trial<'a> {
                 self.note("step-statements", detail);
                 return None;
             }
-            let before = position(&p.st, p.cur);
-            let progress_before = p.prog.clone();
-            let Some(d) = self.e.exec_next(&mut p.st, p.cur, &mut p.k) else {
-                self.note("timeout", "the engine stopped the step".into());
-                return None;
-            };
-            let checks = d.ran.map(|s| p.prog.on_exec(s)).unwrap_or_default();
-            if let Some(s) = d
+            let thread = step.thread();
+            let progress_before = prog.clone();
+            let done = self.e.advance(step);
+            let checks = done.ran.map(|s| prog.on_exec(s)).unwrap_or_default();
+            if let Some(s) = done
                 .ran
                 .filter(|s| self.goal.kind == GoalKind::Reach && self.goal_stmts.contains(s))
             {
-                if let Some(ev) = self.reach_goal(&p, s, &d.flow) {
+                if let Some(ev) = self.reach_goal(thread, s, &done.then) {
                     return Some(ev);
                 }
             }
-            match d.flow {
-                Flow::Next => resolve(&self.e, &mut p, &checks),
-                Flow::Switch(c) => p.cur = c,
-                Flow::Park => match p.k.resume.pop() {
-                    Some(c) => p.cur = c,
-                    None => {
-                        out.push(Node {
-                            st: p.st,
-                            path: self.e.capture_path(),
-                            prog: p.prog,
-                            wrong: p.wrong,
-                            gen,
-                            mover: p.k.tid,
-                        });
-                        return None;
-                    }
-                },
-                Flow::End(end) => {
+            match done.then {
+                Advance::Continue(next) => {
+                    step = next;
+                    resolve(&self.e, &step, &mut prog, &mut wrong, &checks);
+                }
+                Advance::Switch(next) => step = next,
+                Advance::Node(at) => {
+                    out.push(Node {
+                        at,
+                        prog,
+                        wrong,
+                        gen,
+                    });
+                    return None;
+                }
+                Advance::Leaf(end) => {
                     self.run_end(&end);
                     return None;
                 }
-                Flow::Fork(sides) => {
-                    let ran_statement = d
-                        .ran
-                        .is_some_and(|s| matches!(self.prog.stmt(s), StmtRef::Stmt(_)));
-                    let base = self.e.capture_path();
+                Advance::Stopped => {
+                    self.note("timeout", "the engine stopped the step".into());
+                    return None;
+                }
+                Advance::Fork(sides) => {
                     for side in sides {
-                        match self.e.feasible(side.guard) {
-                            Some(true) => {}
-                            Some(false) => continue,
-                            None => {
-                                self.note(
-                                    "solver",
-                                    "the solver gave up on a path condition".into(),
-                                );
-                                continue;
-                            }
-                        }
-                        let mut path = base.clone();
-                        path.model = self.e.path.model.clone();
-                        path.assume(&self.e.pool, side.guard, side.pin);
-                        match side.next {
-                            SideNext::Continue(st) => {
+                        match side {
+                            ForkSide::Step {
+                                step,
+                                repeats_statement,
+                            } => {
                                 // A side that runs the statement again (a check or a pin
                                 // fork) must not count it twice.
-                                let again = ran_statement && position(&st, p.cur) == before;
                                 let mut q = Partial {
-                                    st,
-                                    path,
-                                    prog: if again {
+                                    step: *step,
+                                    prog: if repeats_statement {
                                         progress_before.clone()
                                     } else {
-                                        p.prog.clone()
+                                        prog.clone()
                                     },
-                                    k: p.k.clone(),
-                                    cur: p.cur,
-                                    wrong: p.wrong,
+                                    wrong,
                                 };
-                                if !again {
-                                    resolve(&self.e, &mut q, &checks);
+                                if !repeats_statement {
+                                    resolve(&self.e, &q.step, &mut q.prog, &mut q.wrong, &checks);
                                 }
                                 work.push(q);
                             }
-                            SideNext::End(_, end) => self.run_end(&end),
+                            ForkSide::Leaf(end) => self.run_end(&end),
+                            ForkSide::SolverGaveUp => {
+                                self.note("solver", "the solver gave up on a path condition".into())
+                            }
                         }
                     }
                     return None;
@@ -530,17 +498,17 @@ impl<'a> Trial<'a> {
     }
 
     /// A reach goal's statement ran: build and replay the witness.
-    fn reach_goal(&mut self, p: &Partial, s: StmtId, flow: &Flow) -> Option<Box<Evidence>> {
+    fn reach_goal(&mut self, thread: Tid, s: StmtId, then: &Advance) -> Option<Box<Evidence>> {
         // An error site is met when it ends the run (the dispatch returned its violation).
-        if !matches!(
-            flow,
-            Flow::End(End::Violation { .. }) | Flow::Next | Flow::Park | Flow::Switch(_)
-        ) {
-            return None;
-        }
-        let path = self.e.capture_path();
-        let w = witness(&self.e, &path, &[]);
-        match confirm_reach(self.prog, w, &path, p.cur, s) {
+        let path = match then {
+            Advance::Leaf(End::Violation { .. }) | Advance::Continue(_) | Advance::Switch(_) => {
+                self.e.current_path()
+            }
+            Advance::Node(node) => node.path().clone(),
+            Advance::Leaf(_) | Advance::Fork(_) | Advance::Stopped => return None,
+        };
+        let w = self.e.witness(&path, &[]);
+        match confirm_reach(self.prog, w, &path, thread, s) {
             Ok(ev) => Some(Box::new(ev)),
             Err(why) => {
                 self.note("replay", why);
@@ -562,7 +530,7 @@ impl<'a> Trial<'a> {
                 ..
             } => {}
             End::Violation { message, span, .. } => {
-                let detail = format!("{message} at {}", self.e.location(*span));
+                let detail = format!("{message} at {}", self.prog.location(*span));
                 self.note("undefined-behaviour", detail);
             }
             End::AssumeFalse { gap } => {
@@ -576,24 +544,23 @@ impl<'a> Trial<'a> {
     }
 }
 
-/// Where a thread is: its call depth and the statement index of its top frame.
-fn position(st: &State, t: Tid) -> Option<(usize, FuncId, u32, u32)> {
-    let th = &st.threads[t];
-    let f = th.frames.last()?;
-    Some((th.frames.len(), f.func, f.block, f.index))
-}
-
 /// Resolves pending branch checks of a partial step against the block its thread is in.
-fn resolve(e: &Engine<'_>, p: &mut Partial, checks: &[usize]) {
+fn resolve(
+    e: &Stepper<'_>,
+    step: &Step,
+    prog: &mut Progress,
+    wrong: &mut Option<WrongSide>,
+    checks: &[usize],
+) {
     if checks.is_empty() {
         return;
     }
-    let Some(side) = block_start(e, &p.st, p.cur) else {
+    let Some(side) = e.block_start(step) else {
         return;
     };
     for &i in checks {
-        if let Err(w) = p.prog.resolve(i, side) {
-            p.wrong.get_or_insert(w);
+        if let Err(w) = prog.resolve(i, side) {
+            wrong.get_or_insert(w);
         }
     }
 }

@@ -15,7 +15,7 @@ use super::goal::confirm_found;
 use super::search::{Trial, TrialEnd, TrialResult};
 use super::trace::{trace_sets, Ranked};
 use super::{Abstraction, Config, FoundBy, Goal, GoalKind, Hunt, HuntError, HuntStats, Verdict};
-use crate::symbolic::{self, engine::Engine, Strategy};
+use crate::symbolic::{self, stepping::Stepper, Strategy};
 use analysis::ir::{Program, StmtRef, TermKind};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -97,7 +97,7 @@ fn run_trials(
     let started = std::sync::atomic::AtomicUsize::new(0);
     let one = |i: usize| -> Result<(usize, TrialResult), HuntError> {
         let sym = engine_config(cfg);
-        let engine = Engine::new(prog, &sym).map_err(|e| HuntError::Program(e.to_string()))?;
+        let engine = Stepper::new(prog, &sym).map_err(|e| HuntError::Program(e.to_string()))?;
         if cancel.load(Ordering::Relaxed) {
             return Ok((i, cancelled(&sets[i].traces)));
         }

@@ -168,7 +168,7 @@ impl<'p> Engine<'p> {
                 Some(v) => v,
                 None => {
                     let ty = self.setup.prog.function(st.top(t).func).reg(dst).ty;
-                    Twin::same(self.uninit_value(st, t, ty, term.id))
+                    Twin::same(self.uninit_value(st, t, ty))
                 }
             };
             self.set_reg(st, t, dst, v, &mut k.wp_ops);

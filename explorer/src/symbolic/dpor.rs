@@ -45,6 +45,18 @@ pub enum Loc {
     All,
 }
 
+impl Loc {
+    /// Whether two locations may be the same memory: the same cell, or a cell and its
+    /// object, or one object twice.
+    pub fn same_memory(&self, other: &Loc) -> bool {
+        match (*self, *other) {
+            (Loc::Mem(o, i), Loc::Mem(p, j)) => o == p && i == j,
+            (Loc::Mem(o, _) | Loc::Obj(o), Loc::Obj(p)) | (Loc::Obj(o), Loc::Mem(p, _)) => o == p,
+            _ => false,
+        }
+    }
+}
+
 /// What a synchronization does, for race detection. A release enables the matching
 /// acquire, so the two are ordered by happens-before but never race.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -202,11 +214,6 @@ impl VClock {
         for (a, b) in self.0.iter_mut().zip(&other.0) {
             *a = (*a).max(*b);
         }
-    }
-
-    /// Is this clock pointwise at most `other` (everything it has seen, `other` has)?
-    pub fn le(&self, other: &VClock) -> bool {
-        self.0.iter().enumerate().all(|(i, &v)| v <= other.get(i))
     }
 
     /// The pointwise minimum: a lower bound of both.

@@ -8,9 +8,9 @@ use super::step::StepCtx;
 
 pub use super::ends::End;
 
-use super::names::{Names, ObjInst, ObjName, ThreadKey};
+use super::names::{Names, ObjInst, ObjName};
 
-pub use super::path::{CurrentPath, InputRec, PathCond, PathTrace, TraceItem};
+pub use super::path::{CurrentPath, InputRec, TraceItem};
 
 use super::smt::Smt;
 use super::state::{State, Tid};
@@ -364,11 +364,6 @@ impl<'p> Engine<'p> {
         false
     }
 
-    /// The thread key of a runtime thread.
-    pub fn key_of(st: &State, t: Tid) -> ThreadKey {
-        st.threads[t].key
-    }
-
     /// With `Config::trace`, prints a search event and the current path to stderr.
     pub fn trace_event(&self, what: impl FnOnce() -> String) {
         if self.setup.cfg.trace {
@@ -551,12 +546,4 @@ fn progress_line(stats: &SearchStats, secs: f64) -> bool {
         );
     }
     shown
-}
-
-/// Is a terminator one that ends the run (for the interpreter, within the step)?
-pub fn ends_run(kind: &TermKind) -> bool {
-    matches!(
-        kind,
-        TermKind::Error(_) | TermKind::Abort | TermKind::Exit(_)
-    )
 }

@@ -165,7 +165,7 @@ impl<'p> Engine<'p> {
                 Twin::same(SVal::Int(self.pool.bv_const(0, ty.bits(self.setup.dm))))
             }
             Loaded::Uninit => {
-                let v = self.uninit_value(st, t, ty, stmt.id);
+                let v = self.uninit_value(st, t, ty);
                 if self.setup.cfg.uninit == UninitPolicy::Nondet {
                     // The chosen garbage stays put: later reads of the cell agree.
                     st.mem.store(obj, off, bytes as u8, v);

@@ -9,7 +9,7 @@ use super::step::{Flow, StepCtx};
 use super::term::{TermId, TermPool, Var};
 use super::value::{SVal, Twin, Unsupported, OFFSET_BITS};
 use super::Reason;
-use crate::concrete::{InputSource, UninitPolicy, ViolationKind};
+use crate::concrete::{UninitPolicy, ViolationKind};
 use analysis::ir::{Callee, FuncId, Operand, Rvalue, Scalar, Stmt, StmtKind};
 impl<'p> Engine<'p> {
     pub(super) fn exec_local(
@@ -24,7 +24,7 @@ impl<'p> Engine<'p> {
                 dst,
                 value: Rvalue::Uninit(ty),
             } => {
-                let v = self.uninit_value(st, t, *ty, stmt.id);
+                let v = self.uninit_value(st, t, *ty);
                 self.set_reg(st, t, *dst, Twin::same(v), &mut k.wp_ops);
             }
             StmtKind::Assign { dst, value } => {
@@ -43,16 +43,13 @@ impl<'p> Engine<'p> {
             }
             StmtKind::Call { .. } => return self.call(st, t, stmt, k),
             StmtKind::Nondet { dst, ty } => {
-                let v = SVal::Int(self.new_input(st, t, *ty, stmt.id, InputSource::Nondet));
+                let v = SVal::Int(self.new_input(st, t, *ty));
                 self.set_reg(st, t, *dst, Twin::same(v), &mut k.wp_ops);
             }
             StmtKind::Havoc {
-                dst: Some(dst),
-                ty,
-                function,
+                dst: Some(dst), ty, ..
             } => {
-                let src = InputSource::Havoc(function.clone());
-                let v = SVal::Int(self.new_input(st, t, *ty, stmt.id, src));
+                let v = SVal::Int(self.new_input(st, t, *ty));
                 self.set_reg(st, t, *dst, Twin::same(v), &mut k.wp_ops);
             }
             StmtKind::Havoc { dst: None, .. } => {}
@@ -114,16 +111,10 @@ impl<'p> Engine<'p> {
     }
 
     /// An uninitialized value of `ty` under the configured policy.
-    pub fn uninit_value(
-        &mut self,
-        st: &mut State,
-        t: Tid,
-        ty: Scalar,
-        stmt: analysis::ir::StmtId,
-    ) -> SVal {
+    pub fn uninit_value(&mut self, st: &mut State, t: Tid, ty: Scalar) -> SVal {
         match self.setup.cfg.uninit {
             UninitPolicy::Zero => SVal::Int(self.pool.bv_const(0, ty.bits(self.setup.dm))),
-            UninitPolicy::Nondet => SVal::Int(self.new_input(st, t, ty, stmt, InputSource::Uninit)),
+            UninitPolicy::Nondet => SVal::Int(self.new_input(st, t, ty)),
         }
     }
 
@@ -242,8 +233,7 @@ impl<'p> Engine<'p> {
         let func = self.setup.prog.function(target);
         if !func.is_defined() {
             if let (Some(dst), Some(ty)) = (dst, func.ret) {
-                let src = InputSource::Havoc(func.name.clone());
-                let v = SVal::Int(self.new_input(st, t, ty, stmt.id, src));
+                let v = SVal::Int(self.new_input(st, t, ty));
                 self.set_reg(st, t, dst, Twin::same(v), &mut k.wp_ops);
             }
             return Flow::Next;

@@ -23,11 +23,11 @@
 //!
 //! - [`Strategy::Baseline`] explores every enabled thread at every node (Algorithm 1).
 //! - [`Strategy::Dpor`] explores backtrack sets computed by DPOR with sleep sets
-//!   ([`dpor`]).
-//! - [`Strategy::DporAg`] adds predicate summaries and pruning (Algorithm 2, [`summary`]),
+//!   (`dpor`).
+//! - [`Strategy::DporAg`] adds predicate summaries and pruning (Algorithm 2, `summary`),
 //!   repairing DPOR's backtrack sets from the RVar/WVar tables at pruned nodes, and
 //!   (unless `Config::slice` is off) skips pivots outside the assertion's static slice
-//!   ([`reach`] for Type A, [`type_b`] for Type B).
+//!   (`reach` for Type A, `type_b` for Type B).
 //!
 //! # Soundness rules
 //! A violation is reported only after its witness replays on the reference interpreter
@@ -36,51 +36,60 @@
 //! undefined behaviour on any path; otherwise the verdict is `Unknown` with the reasons.
 //!
 //! # Code map
-//! Terms and solving: [`term`] (hash-consed terms), [`fold`] (constant folding),
-//! [`term_text`], [`model`] (evaluation), [`smt`] (Z3), [`value`] (values, arithmetic,
-//! [`value::Twin`]: a value with its weakest-precondition twin), [`state`] (threads,
-//! memory), [`names`].
+//! Terms and solving: `term` (hash-consed terms), `fold` (constant folding),
+//! `term_text`, `model` (evaluation), `smt` (Z3), `value` (values, arithmetic,
+//! `value::Twin`: a value with its weakest-precondition twin), `state` (threads,
+//! memory), `names`.
 //!
-//! The engine, by the lifetime of its data ([`engine`]): [`engine::Setup`] (fixed for
-//! the program), [`path`] (the current path: condition, pins, model, inputs, trace;
-//! forks), [`engine::SearchState`] (DPOR, summaries, findings, statistics, budget).
+//! The engine, by the lifetime of its data (`engine`): `engine::Setup` (fixed for
+//! the program), `path` (the current path: condition, pins, model, inputs, trace;
+//! forks), `engine::SearchState` (DPOR, summaries, findings, statistics, budget).
 //!
-//! A step ([`step`]: [`step::StepCtx`] carries the step's accesses and the recorder of
-//! its transformer): [`init`] (initial state, threads, frames), [`twins`] (operands
-//! and registers with their twins, check and pin forks), [`local`] (local statements),
-//! [`control`] (terminators), [`events`] (loads and stores), [`sync`] (mutexes,
-//! conditions, atomic sections, thread ends), [`threads`] (create, join), [`enabled`]
-//! (enabledness, pending footprints), [`ends`] (the ends of runs, reports).
+//! A step (`step`: `step::StepCtx` carries the step's accesses and the recorder of
+//! its transformer): `init` (initial state, threads, frames), `twins` (operands
+//! and registers with their twins, check and pin forks), `local` (local statements),
+//! `control` (terminators), `events` (loads and stores), `sync` (mutexes,
+//! conditions, atomic sections, thread ends), `threads` (create, join), `enabled`
+//! (enabledness, pending footprints), `ends` (the ends of runs, reports).
 //!
-//! The search: [`search`] (nodes, strategies), [`dpor`], [`summary`], [`reach`] and
-//! [`type_b`] (§6.1), [`witness`].
+//! The search: `search` (nodes, strategies), `dpor`, `summary`, `reach` and
+//! `type_b` (§6.1), `witness`.
+//!
+//! Only [`stepping`] is public besides this module's types: the engine's steps for
+//! searches built on it (nodes, steps, forks, leaves, witnesses); every other module is
+//! private to the crate.
 
-pub mod control;
-pub mod dpor;
-pub mod enabled;
-pub mod ends;
-pub mod engine;
-pub mod events;
-pub mod fold;
-pub mod init;
-pub mod local;
-pub mod model;
-pub mod names;
-pub mod path;
-pub mod reach;
-pub mod search;
-pub mod smt;
-pub mod state;
-pub mod step;
-pub mod summary;
-pub mod sync;
-pub mod term;
-pub mod term_text;
-pub mod threads;
-pub mod twins;
-pub mod type_b;
-pub mod value;
-pub mod witness;
+pub(crate) mod control;
+pub(crate) mod dpor;
+pub(crate) mod enabled;
+pub(crate) mod ends;
+pub(crate) mod engine;
+pub(crate) mod events;
+pub(crate) mod fold;
+pub(crate) mod init;
+pub(crate) mod local;
+pub(crate) mod model;
+pub(crate) mod names;
+pub(crate) mod path;
+pub(crate) mod reach;
+pub(crate) mod search;
+pub(crate) mod smt;
+pub(crate) mod state;
+pub(crate) mod step;
+pub mod stepping;
+pub(crate) mod summary;
+pub(crate) mod sync;
+pub(crate) mod term;
+pub(crate) mod term_text;
+pub(crate) mod threads;
+pub(crate) mod twins;
+pub(crate) mod type_b;
+pub(crate) mod value;
+pub(crate) mod witness;
+
+/// The criteria of the Type B slice: what can stop, block or end an execution, and the
+/// branches in loops (see [`Config::relevant`]).
+pub use type_b::criteria as type_b_criteria;
 
 use crate::concrete::{RunOutcome, UninitPolicy, ViolationKind, Witness};
 use analysis::ir::{Program, Span, StmtId};
@@ -167,13 +176,13 @@ pub struct Config {
     /// Default: [`Strategy::DporAg`].
     pub strategy: Strategy,
     /// §6.1's slice pruning: cut nodes from which no thread can reach a target (Type A
-    /// pivots; see [`reach`]) and, with `relevant`, explore one side of branches and one
-    /// order of races outside the slice (Type B pivots; see [`type_b`]). Default: true.
+    /// pivots; see `reach`) and, with `relevant`, explore one side of branches and one
+    /// order of races outside the slice (Type B pivots; see `type_b`). Default: true.
     /// Only with [`Strategy::DporAg`] and without `checks`.
     pub slice: bool,
     /// A static backward slice (closed under the rules crate's dependences) for Type B
     /// pivots. Default: `None`. Used only if it contains every
-    /// [`type_b::criteria`] statement (what can stop, block or end an execution, and
+    /// [`type_b_criteria`] statement (what can stop, block or end an execution, and
     /// the branches in loops); `agx verify` passes the slice of those.
     pub relevant: Option<BTreeSet<StmtId>>,
     /// Iterations of one loop (per entry, per frame) and activations of one function on

@@ -4,7 +4,7 @@
 //! last model the solver returned, extended with zeros for new inputs). A branch side
 //! that holds under it is feasible without asking the solver.
 
-use super::term::{fold_bin, mask, signed, BvOp, CmpOp, Node, TermId, TermPool, Var};
+use super::term::{fold_bin, mask, signed, CmpOp, Node, TermId, TermPool, Var};
 use rustc_hash::FxHashMap;
 
 /// Values of variables; a variable not listed is zero.
@@ -100,15 +100,11 @@ fn eval_node(
     })
 }
 
-/// Exposed for tests that compare folding with evaluation.
-pub fn eval_bin(op: BvOp, x: u64, y: u64, w: u8) -> Option<u64> {
-    fold_bin(op, x, y, w)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::symbolic::names::ThreadKey;
+    use crate::symbolic::term::BvOp;
 
     #[test]
     fn evaluates_under_assignment() {

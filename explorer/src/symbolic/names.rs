@@ -71,12 +71,4 @@ impl Names {
     pub fn object(&mut self, name: ObjName) -> ObjInst {
         ObjInst(self.objects.insert_full(name).0 as u32)
     }
-
-    pub fn object_name(&self, o: ObjInst) -> ObjName {
-        self.objects[o.0 as usize]
-    }
-
-    pub fn thread_name(&self, t: ThreadKey) -> ThreadName {
-        self.threads[t.0 as usize]
-    }
 }

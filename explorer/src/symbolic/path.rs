@@ -15,7 +15,7 @@ use super::step::StepCtx;
 use super::summary::Accesses;
 use super::term::{TermId, TermPool, Var};
 use super::Reason;
-use crate::concrete::{EventKind, InputSource};
+use crate::concrete::EventKind;
 use analysis::ir::{Scalar, Span, StmtId};
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
@@ -25,8 +25,6 @@ pub struct InputRec {
     pub var: Var,
     pub ty: Scalar,
     pub tid: Tid,
-    pub stmt: StmtId,
-    pub source: InputSource,
 }
 
 /// One interpreter step on the current path.
@@ -268,11 +266,6 @@ impl<'p> Engine<'p> {
         }
     }
 
-    /// Is `pcon ∧ c` unsatisfiable (i.e. `pcon ⇒ ¬c`)? `false` when unknown.
-    pub fn surely_not(&mut self, c: TermId) -> bool {
-        self.feasible(c) == Some(false)
-    }
-
     /// Explores `f` under the extra condition `guard` (if feasible). Restores the path
     /// (condition, pins, trace, inputs) afterwards.
     pub fn under(
@@ -359,28 +352,15 @@ impl<'p> Engine<'p> {
         }
     }
 
-    /// A fresh input of type `ty` read by thread `t` at `stmt`.
-    pub fn new_input(
-        &mut self,
-        st: &mut State,
-        t: Tid,
-        ty: Scalar,
-        stmt: StmtId,
-        source: InputSource,
-    ) -> TermId {
+    /// A fresh input of type `ty` read by thread `t`.
+    pub fn new_input(&mut self, st: &mut State, t: Tid, ty: Scalar) -> TermId {
         let th = &mut st.threads[t];
         let var = Var::Input {
             thread: th.key,
             index: th.inputs,
         };
         th.inputs += 1;
-        self.path.inputs.push(InputRec {
-            var,
-            ty,
-            tid: t,
-            stmt,
-            source,
-        });
+        self.path.inputs.push(InputRec { var, ty, tid: t });
         self.pool.var(var, ty.bits(self.setup.dm))
     }
 }

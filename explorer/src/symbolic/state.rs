@@ -9,7 +9,7 @@ use super::names::{ObjInst, ThreadKey};
 use super::term::TermPool;
 use super::value::{SVal, Shape};
 use crate::concrete::ViolationKind;
-use analysis::ir::{FuncId, RegId, Scalar, StmtId};
+use analysis::ir::{FuncId, RegId, StmtId};
 use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
 
@@ -560,9 +560,4 @@ impl KeyWriter {
             Status::Spinning => self.put(8),
         }
     }
-}
-
-/// The number of bytes of a scalar under the program's data model.
-pub fn scalar_bytes(ty: Scalar, dm: analysis::ir::DataModel) -> u8 {
-    ty.bits(dm) / 8
 }

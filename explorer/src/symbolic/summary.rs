@@ -42,7 +42,7 @@
 use super::dpor::{Access, VClock};
 use super::model::topological;
 use super::names::ThreadKey;
-use super::term::{var_bloom, Node, TermId, TermPool, Var};
+use super::term::{var_bloom, TermId, TermPool, Var};
 use rustc_hash::FxHashMap;
 use std::hash::{Hash, Hasher};
 
@@ -110,18 +110,6 @@ pub fn wp_of(pool: &mut TermPool, ops: &[WpOp], post: TermId) -> TermId {
         phi = pool.and(phi, c);
     }
     phi
-}
-
-/// `phi[e / v]` (only the variable of width `w`).
-pub fn substitute_one(pool: &mut TermPool, phi: TermId, v: Var, w: u8, e: TermId) -> TermId {
-    let bit = var_bloom(v);
-    if pool.bloom(phi) & bit == 0 {
-        return phi;
-    }
-    let target = pool.var(v, w);
-    let mut map = FxHashMap::default();
-    map.insert(target, e);
-    substitute(pool, phi, &map, bit)
 }
 
 /// Replaces the variable terms in `map` (keys are variable terms) throughout `phi`;
@@ -370,11 +358,12 @@ impl Summaries {
     }
 }
 
+#[cfg(test)]
 /// Does a term mention a thread's return value or a register of `depth`? (for tests)
 pub fn mentions(pool: &TermPool, phi: TermId, pred: &dyn Fn(&Var) -> bool) -> bool {
     topological(pool, phi)
         .into_iter()
-        .any(|t| matches!(pool.node(t), Node::Var { var, .. } if pred(var)))
+        .any(|t| matches!(pool.node(t), super::term::Node::Var { var, .. } if pred(var)))
 }
 
 #[cfg(test)]

@@ -163,14 +163,6 @@ impl TermPool {
         TermPool::default()
     }
 
-    pub fn len(&self) -> usize {
-        self.nodes.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
-    }
-
     pub fn node(&self, t: TermId) -> &Node {
         &self.nodes[t.index()]
     }
@@ -347,22 +339,9 @@ impl TermPool {
         self.intern(Node::Or(a, b), Sort::Bool)
     }
 
-    pub fn and_all(&mut self, items: impl IntoIterator<Item = TermId>) -> TermId {
-        let mut acc = self.tru();
-        for t in items {
-            acc = self.and(acc, t);
-        }
-        acc
-    }
-
     fn is_negation_of(&self, a: TermId, b: TermId) -> bool {
         matches!(self.node(a), Node::Not(x) if *x == b)
             || matches!(self.node(b), Node::Not(x) if *x == a)
-    }
-
-    pub fn implies(&mut self, a: TermId, b: TermId) -> TermId {
-        let na = self.not(a);
-        self.or(na, b)
     }
 
     /// `if c then a else b`, for two terms of the same sort.

@@ -56,15 +56,6 @@ impl SVal {
         }
     }
 
-    /// The same shape with another integer part.
-    pub fn with_term(self, t: TermId) -> SVal {
-        match self {
-            SVal::Int(_) => SVal::Int(t),
-            SVal::Ptr { obj, .. } => SVal::Ptr { obj, off: t },
-            SVal::Func(f) => SVal::Func(f),
-        }
-    }
-
     /// As stored in a register or cell of type `ty`: integers are resized (truncated or
     /// zero-extended, as the interpreter keeps the low bits), pointers unchanged.
     pub fn fit(self, pool: &mut TermPool, ty: Scalar, dm: DataModel) -> SVal {

@@ -76,11 +76,6 @@ fn statement_text(prog: &analysis::ir::Program, id: analysis::ir::StmtId) -> Str
     }
 }
 
-/// The witness of the engine's current path.
-pub fn build(e: &Engine<'_>) -> Witness {
-    of_path(e, &e.path.inputs, &e.path.model, &e.path.trace)
-}
-
 /// The witness of a path: the inputs it read, valued by `model` (which satisfies its
 /// condition; with Type B branch pivots on the path, see [`super::type_b`], the
 /// condition without the explored sides' guards), and the thread of every step of `trace`.

@@ -105,6 +105,52 @@ pub const BUILTINS: &[Builtin] = &[
         },
     },
     Builtin {
+        name: "pt_fi",
+        rule_set: "points-to-fi",
+        columns: &[("var", 's'), ("obj", 's'), ("offset", 'n')],
+        doc: "pt of the field-insensitive variant: every offset is -1",
+        rows: |facts, _, _, out| {
+            for (v, c) in crate::points_to::run_field_insensitive(facts).var_points_to {
+                out.push(atom('v', v.0));
+                cell(out, c);
+            }
+        },
+    },
+    Builtin {
+        name: "cpt_fi",
+        rule_set: "points-to-fi",
+        columns: &[("obj", 's'), ("offset", 'n'), ("target", 's'), ("target_offset", 'n')],
+        doc: "cpt of the field-insensitive variant: every offset is -1",
+        rows: |facts, _, _, out| {
+            for (c, t) in crate::points_to::run_field_insensitive(facts).cell_points_to {
+                cell(out, c);
+                cell(out, t);
+            }
+        },
+    },
+    Builtin {
+        name: "call_edge_fi",
+        rule_set: "points-to-fi",
+        columns: &[("site", 's'), ("func", 's')],
+        doc: "call_edge with indirect calls resolved by the field-insensitive variant",
+        rows: |facts, _, _, out| {
+            for (k, g) in crate::points_to::run_field_insensitive(facts).call_edges {
+                out.extend([s(k), f(g)]);
+            }
+        },
+    },
+    Builtin {
+        name: "thread_edge_fi",
+        rule_set: "points-to-fi",
+        columns: &[("site", 's'), ("func", 's')],
+        doc: "thread_edge resolved by the field-insensitive variant",
+        rows: |facts, _, _, out| {
+            for (k, g) in crate::points_to::run_field_insensitive(facts).thread_edges {
+                out.extend([s(k), f(g)]);
+            }
+        },
+    },
+    Builtin {
         name: "invoked",
         rule_set: "call-graph",
         columns: &[("site", 's'), ("func", 's')],

@@ -257,6 +257,11 @@ pub const SHIPPED: &[(&str, &str, &str)] = &[
         include_str!("../../dl/points_to.dl"),
     ),
     (
+        "points-to-fi",
+        "points_to_fi.dl",
+        include_str!("../../dl/points_to_fi.dl"),
+    ),
+    (
         "call-graph",
         "call_graph.dl",
         include_str!("../../dl/call_graph.dl"),

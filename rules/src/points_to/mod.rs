@@ -46,8 +46,9 @@
 //! offset replaced by `*`; its results include the field-sensitive ones (a test checks it).
 //!
 //! The same rules in Datalog, the readable specification beside the math above:
-//! `rules/dl/points_to.dl` (the field-sensitive rules; the variant has none), interpreted
-//! by [`crate::dl`] and equal to this program on every fixture and corpus program
+//! `rules/dl/points_to.dl` (the field-sensitive rules) and `rules/dl/points_to_fi.dl` (the
+//! variant, deriving `pt_fi`, `cpt_fi`, `call_edge_fi`, `thread_edge_fi`), interpreted by
+//! [`crate::dl`] and equal to this program on every fixture and corpus program
 //! (`rules/tests/dl_differential.rs`).
 
 use analysis::facts::{Facts, FuncId, Obj, StmtId, Var, ANY_OFFSET};

@@ -10,13 +10,13 @@
 //! goals, which is what makes skipping them sound for an exhaustive search. (The schedule
 //! that led there does not count: only the witness differs.)
 
-use crate::symbolic::engine::PathCond;
-use crate::symbolic::state::State;
+use super::super::path::PathCond;
+use super::super::state::State;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
 /// The fingerprint of a state on a path.
-pub fn fingerprint(st: &State, path: &PathCond) -> u128 {
+pub(super) fn fingerprint(st: &State, path: &PathCond) -> u128 {
     let mut lo = DefaultHasher::new();
     let mut hi = DefaultHasher::new();
     0xA9u8.hash(&mut hi);
