@@ -270,12 +270,13 @@ impl<'p> Engine<'p> {
             .unwrap_or_default();
         let foot = vec![Access::write(Loc::All)];
         let clock = self.search.dpor.clock_of(t, &start, &foot);
-        self.search.dpor.events.push(super::dpor::EventInfo {
+        let step = super::dpor::EventInfo {
             tid: t,
             node,
             foot,
             clock: clock.clone(),
-        });
+        };
+        self.search.dpor.push_step(step, false);
         let mut clocks = self.search.dpor.nodes[node].clocks.clone();
         set_clock(&mut clocks, t, clock.clone());
         for p in 0..st.threads.len() {
@@ -287,7 +288,7 @@ impl<'p> Engine<'p> {
                 self.search.dpor.races_of_pending(p, &c, &foot);
             }
         }
-        self.search.dpor.events.pop();
+        self.search.dpor.pop_step();
         clock
     }
 }

@@ -23,6 +23,9 @@ use super::{Repair, Strategy};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 
+/// The most distinct accesses below a node for which its summary is recorded.
+const MAX_RECORDED_ACCESSES: usize = 1024;
+
 impl<'p> Engine<'p> {
     /// The current step has reached the next node.
     pub fn end_step(&mut self, st: State, k: StepCtx) -> Sub {
@@ -52,27 +55,15 @@ impl<'p> Engine<'p> {
         // DPOR's race check uses for pending events). The event's clock would also
         // count the very dependences a later reordering must be able to reverse.
         let own = self.step_rw(&st, &k, &start, false);
-        self.search
-            .dpor
-            .outside
-            .truncate(self.search.dpor.events.len());
-        self.search
-            .dpor
-            .outside
-            .resize(self.search.dpor.events.len(), false);
-        self.search.dpor.outside.push(outside);
-        self.search.dpor.events.push(EventInfo {
+        let step = EventInfo {
             tid: t,
             node: idx,
             foot: k.foot,
             clock,
-        });
+        };
+        self.search.dpor.push_step(step, outside);
         let mut sub = self.node(st, sleep, clocks);
-        self.search.dpor.events.pop();
-        self.search
-            .dpor
-            .outside
-            .truncate(self.search.dpor.events.len());
+        self.search.dpor.pop_step();
         if !self.search.stop {
             sub.rw.extend(own);
         }
@@ -255,13 +246,22 @@ impl<'p> Engine<'p> {
         if let Some(v) = self.search.on_stack.get_mut(&fp) {
             v.pop();
         }
-        if self.search.stop {
+        if self.out_of_time() {
             // The search is over: nothing recorded on the way back can be used, and
             // merging the subtree's accesses costs as much as the search (the deadline
-            // must hold).
+            // must hold, also while a long run is unwound).
             return self.nothing();
         }
         if let Some(key) = key {
+            if rw.0.len() > MAX_RECORDED_ACCESSES {
+                // Recording costs the table's size at every node of the path (quadratic
+                // in a long run over many cells); the node keeps no summary, as if
+                // evicted, so no later visit prunes with part of its accesses.
+                if let Some(table) = self.search.summaries.as_mut() {
+                    table.forget(&key);
+                }
+                return Sub { wp, rw };
+            }
             let keys: Vec<ThreadKey> = st.threads.iter().map(|th| th.key).collect();
             let mut table = rw.relative_to(&keys, self.search.dpor.events.len());
             if !sleep_free {

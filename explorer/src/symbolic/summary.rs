@@ -215,7 +215,12 @@ impl Accesses {
             });
     }
 
-    pub fn extend(&mut self, other: Accesses) {
+    /// Merges `other` in (the smaller map into the larger: merging is symmetric, and a
+    /// node's accesses are mostly its one child's).
+    pub fn extend(&mut self, mut other: Accesses) {
+        if other.0.len() > self.0.len() {
+            std::mem::swap(self, &mut other);
+        }
         for (e, o) in other.0 {
             self.add(e, &o.clock, o.last_race);
         }
@@ -314,6 +319,14 @@ impl Summaries {
             ps: e.ps,
             rw: &e.rw,
         })
+    }
+
+    /// Drops what is known of `key` (as an eviction would).
+    pub fn forget(&mut self, key: &[u64]) {
+        let i = self.slot(key);
+        if self.slots[i].as_ref().is_some_and(|e| *e.key == *key) {
+            self.slots[i] = None;
+        }
     }
 
     /// Records one finished visit of `key`: its wp (with inputs already as `Fut`; `None`
@@ -459,5 +472,32 @@ mod tests {
         s.record(&mut p, vec![2], Some(c2), &rw);
         assert!(s.lookup(&[1]).is_none());
         assert_eq!(s.evictions, 1);
+        // Forgetting another key keeps the slot; forgetting the key empties it.
+        s.forget(&[1]);
+        assert_eq!(s.lookup(&[2]).and_then(|k| k.ps), Some(c2));
+        s.forget(&[2]);
+        assert!(s.lookup(&[2]).is_none());
+    }
+
+    #[test]
+    fn merging_accesses_is_the_same_either_way_round() {
+        let cell = |o| Access::read(crate::symbolic::dpor::Loc::Mem(ObjInst(o), 0));
+        let clock = |v: u32| {
+            let mut c = VClock::default();
+            c.set(0, v);
+            c
+        };
+        let mut small = Accesses::default();
+        small.add((ThreadKey(0), cell(1)), &clock(3), Some(4));
+        let mut large = Accesses::default();
+        large.add((ThreadKey(0), cell(1)), &clock(2), Some(7));
+        large.add((ThreadKey(1), cell(2)), &clock(5), None);
+        let mut a = small.clone();
+        a.extend(large.clone());
+        let mut b = large;
+        b.extend(small);
+        assert_eq!(a.0, b.0);
+        let merged = &a.0[&(ThreadKey(0), cell(1))];
+        assert_eq!((merged.clock.get(0), merged.last_race), (2, Some(4)));
     }
 }
