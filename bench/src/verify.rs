@@ -400,7 +400,7 @@ mod tests {
         let args: Vec<_> = cmd.get_args().map(|a| a.to_string_lossy()).collect();
         assert_eq!(
             args.join(" "),
-            "verify t/a.c --format json --data-model lp64 --strategy dpor --timeout 10 --unwind 3"
+            "verify t/a.c --no-store --format json --data-model lp64 --strategy dpor --timeout 10 --unwind 3"
         );
     }
 }
