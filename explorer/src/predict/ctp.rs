@@ -114,6 +114,8 @@ pub struct Ctp {
     pub initial: FxHashMap<Cell, RecordedValue>,
     /// The observed run reached a failure itself.
     pub observed_failure: Option<(Span, Failure)>,
+    /// The create event of each created thread (by thread number).
+    pub created_by: FxHashMap<u32, usize>,
 }
 
 /// Why a trace cannot be turned into a trace program.
@@ -157,14 +159,13 @@ pub fn build(
     }
     // Threads are walked in creation order, so a create event exists before the
     // created thread's inputs and properties refer to it.
-    let mut created_by: FxHashMap<u32, usize> = FxHashMap::default();
     ctp.by_thread = vec![Vec::new(); per_thread.len()];
     for (t, records) in per_thread.iter().enumerate() {
         let mut walk = ThreadWalk {
             thread: t as u32,
             frames: Vec::new(),
             guard: Bool::from_bool(true),
-            last_event: created_by.get(&(t as u32)).copied(),
+            last_event: ctp.created_by.get(&(t as u32)).copied(),
             names: 0,
         };
         let start = program.stmt_locs[records.first().map_or(0, |r| r.stmt.index())].func;
@@ -177,7 +178,7 @@ pub fn build(
             if walk.frames.is_empty() && !matches!(r.note, StmtNote::ThreadEnd) {
                 break;
             }
-            step(program, &mut ctp, &mut walk, r, uninit, &mut created_by)?;
+            step(program, &mut ctp, &mut walk, r, uninit)?;
         }
     }
     Ok(ctp)
@@ -310,7 +311,6 @@ fn step<'p>(
     walk: &mut ThreadWalk<'p>,
     r: &StmtRecord,
     uninit: UninitPolicy,
-    created_by: &mut FxHashMap<u32, usize>,
 ) -> Result<(), CtpError> {
     let dm = program.data_model;
     if matches!(r.note, StmtNote::ThreadEnd) {
@@ -395,7 +395,7 @@ fn step<'p>(
                 push_event(ctp, walk, r, Access::Write { cell, value: v }, None);
             }
             (StmtKind::Sync { dst, op }, StmtNote::Sync { addr, other, .. }) => {
-                sync_event(program, ctp, walk, r, op, *addr, *other, created_by)?;
+                sync_event(program, ctp, walk, r, op, *addr, *other)?;
                 if let Some(dst) = dst {
                     let ty = walk.frame().func.reg(*dst).ty;
                     let result = match (op, other) {
@@ -580,7 +580,6 @@ fn push_event(
     id
 }
 
-#[allow(clippy::too_many_arguments)]
 fn sync_event(
     program: &Program,
     ctp: &mut Ctp,
@@ -589,7 +588,6 @@ fn sync_event(
     op: &SyncOp,
     addr: Option<RecordedValue>,
     other: Option<RecordedValue>,
-    created_by: &mut FxHashMap<u32, usize>,
 ) -> Result<(), CtpError> {
     let cell = addr.map(cell_of).unwrap_or((u32::MAX, 0, 0));
     let other_thread = match other {
@@ -619,7 +617,7 @@ fn sync_event(
             let id = push_event(ctp, walk, r, Access::None, None);
             ctp.events[id].creates = other_thread;
             if let Some(child) = other_thread {
-                created_by.insert(child, id);
+                ctp.created_by.insert(child, id);
             }
         }
         SyncOp::ThreadJoin { .. } => {
