@@ -640,28 +640,22 @@ fn to_text(
                 }
             }
         }
-        Verdict::Safe if !context.is_empty() => {
-            let _ = writeln!(
-                s,
-                "SAFE: {} from {context}, for every initial state (search complete, no bound hit{})",
-                safe_claim(checks),
-                if spurious {
-                    ""
-                } else {
-                    "; without spurious wake-ups of condition waits"
-                }
-            );
-        }
         Verdict::Safe => {
+            // From a context, SAFE holds for every initial state the constraints allow.
+            let scope = if context.is_empty() {
+                String::new()
+            } else {
+                format!(" from {context}, for every initial state")
+            };
+            let wakeups = if spurious {
+                ""
+            } else {
+                "; without spurious wake-ups of condition waits"
+            };
             let _ = writeln!(
                 s,
-                "SAFE: {} (search complete, no bound hit{})",
-                safe_claim(checks),
-                if spurious {
-                    ""
-                } else {
-                    "; without spurious wake-ups of condition waits"
-                }
+                "SAFE: {}{scope} (search complete, no bound hit{wakeups})",
+                safe_claim(checks)
             );
         }
         Verdict::Unknown => {
