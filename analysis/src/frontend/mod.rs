@@ -6,6 +6,7 @@
 //! (`# 12 "file.c"`), from which [`SourceMap`] maps every byte offset of the AST's spans
 //! back to the original file and line.
 
+mod implicit_int;
 pub mod libc;
 pub mod nesting;
 mod source_map;
@@ -191,8 +192,51 @@ pub fn parse_preprocessed(text: String, name: &str) -> Result<ParsedUnit, Fronte
     Ok(unit)
 }
 
+/// At most this many implicit-`int` declarations are rewritten (each costs a parse).
+const MAX_IMPLICIT_INT: usize = 256;
+
+/// Parses preprocessed text, with C89's implicit `int` made explicit where the parser
+/// stops at one ([`implicit_int`]). A syntax error that is not an implicit `int` is
+/// reported where it stands in the text as given (the inserted `int`s taken out of its
+/// column; they never change a line).
+fn parse_text(mut text: String, name: &str) -> Result<ParsedUnit, FrontendError> {
+    // Offsets in `text` where an `int ` was inserted.
+    let mut inserted: Vec<usize> = Vec::new();
+    loop {
+        let (offset, mut error) = match parse_once(text.clone(), name)? {
+            Attempt::Parsed(unit) => return Ok(unit),
+            Attempt::Syntax { offset, error } => (offset, error),
+        };
+        match implicit_int::insertion_point(&text, offset) {
+            Some(at) if inserted.len() < MAX_IMPLICIT_INT => {
+                text.insert_str(at, "int ");
+                for o in inserted.iter_mut().filter(|o| **o >= at) {
+                    *o += "int ".len();
+                }
+                inserted.push(at);
+            }
+            _ => {
+                if let FrontendError::Syntax { column, .. } = &mut error {
+                    let line_start = text[..offset.min(text.len())]
+                        .rfind('\n')
+                        .map_or(0, |n| n + 1);
+                    let before = inserted.iter().filter(|&&o| o >= line_start && o < offset);
+                    *column -= before.count() * "int ".len();
+                }
+                return Err(error);
+            }
+        }
+    }
+}
+
+/// The result of one parse: a unit, or a syntax error at a byte offset of the text.
+enum Attempt {
+    Parsed(ParsedUnit),
+    Syntax { offset: usize, error: FrontendError },
+}
+
 /// Parses preprocessed text as it is.
-fn parse_text(text: String, name: &str) -> Result<ParsedUnit, FrontendError> {
+fn parse_once(text: String, name: &str) -> Result<Attempt, FrontendError> {
     let (source, thread_locals) = blank_gnu_keywords(text);
     let map = SourceMap::new(&source, name, thread_locals);
     let shape = match nesting::scan(&source) {
@@ -219,22 +263,25 @@ fn parse_text(text: String, name: &str) -> Result<ParsedUnit, FrontendError> {
     };
     let parsed = if deep { on_big_stack(parse)? } else { parse() };
     match parsed {
-        Ok(parse) => Ok(ParsedUnit {
+        Ok(parse) => Ok(Attempt::Parsed(ParsedUnit {
             unit: parse.unit,
             source: parse.source,
             map,
             deep,
             linked: Default::default(),
-        }),
+        })),
         Err(e) => {
             let at = map.loc(&e.source, e.offset);
             let mut expected: Vec<&str> = e.expected.iter().copied().collect();
             expected.sort_unstable();
             expected.truncate(12);
-            Err(FrontendError::Syntax {
-                at,
-                column: e.column,
-                expected: expected.join(" "),
+            Ok(Attempt::Syntax {
+                offset: e.offset,
+                error: FrontendError::Syntax {
+                    at,
+                    column: e.column,
+                    expected: expected.join(" "),
+                },
             })
         }
     }

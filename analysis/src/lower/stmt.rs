@@ -50,8 +50,31 @@ impl FnBuilder<'_, '_> {
                 None => self.l.invalid(s.span, "`break` outside a loop or switch"),
             },
             Statement::Return(e) => self.return_stmt(e.as_deref()),
-            Statement::Asm(_) => self.l.unsupported(s.span, "inline assembly"),
+            Statement::Asm(a) => self.asm_stmt(&a.node, s.span),
         }
+    }
+
+    /// Inline assembly. A compiler barrier (an empty template with no operands, clobbering
+    /// at most `memory`) orders nothing that agx's sequentially consistent model does not
+    /// already order, so it is a no-op; any other assembly is rejected, since agx cannot
+    /// know what it reads, writes or synchronizes.
+    fn asm_stmt(&mut self, a: &AsmStatement, at: lang_c::span::Span) -> LResult<()> {
+        if asm_is_compiler_barrier(a) {
+            return Ok(());
+        }
+        let text = match a {
+            AsmStatement::GnuBasic(t) => asm_template(&t.node),
+            AsmStatement::GnuExtended(x) => asm_template(&x.template.node),
+        };
+        self.l.unsupported(
+            at,
+            format!(
+                "inline assembly `{}`; agx treats only the compiler barrier \
+                 `asm volatile(\"\" ::: \"memory\")` (a no-op under its sequentially \
+                 consistent model) and rejects any other assembly",
+                text.trim()
+            ),
+        )
     }
 
     fn block_items(&mut self, items: &[Node<BlockItem>]) -> LResult<()> {
@@ -303,5 +326,30 @@ impl FnBuilder<'_, '_> {
         };
         self.ret_with(value);
         Ok(())
+    }
+}
+
+/// The template of an `asm` statement: its adjacent string literals joined, quotes off
+/// (escapes are kept as written, which is all a message or an emptiness test needs).
+fn asm_template(pieces: &[String]) -> String {
+    pieces
+        .iter()
+        .map(|p| p.trim_start_matches('"').trim_end_matches('"'))
+        .collect()
+}
+
+/// `asm("")`, `asm volatile("" ::: "memory")`: no instructions, no operands, no clobber
+/// but `memory`.
+fn asm_is_compiler_barrier(a: &AsmStatement) -> bool {
+    match a {
+        AsmStatement::GnuBasic(t) => asm_template(&t.node).trim().is_empty(),
+        AsmStatement::GnuExtended(x) => {
+            asm_template(&x.template.node).trim().is_empty()
+                && x.outputs.is_empty()
+                && x.inputs.is_empty()
+                && x.clobbers
+                    .iter()
+                    .all(|c| asm_template(&c.node).trim() == "memory")
+        }
     }
 }

@@ -250,6 +250,44 @@ fn statement_ids_are_dense_and_located() {
 }
 
 #[test]
+fn implicit_int_declarations_lower_as_int() {
+    let implicit =
+        lower_ok("static g;\nf(a) int a; { register r = a; return r; }\nmain() { return f(g); }");
+    let explicit = lower_ok(
+        "static int g;\nint f(a) int a; { register int r = a; return r; }\nint main() { return f(g); }",
+    );
+    assert_eq!(all_stmts(&implicit), all_stmts(&explicit));
+}
+
+#[test]
+fn a_syntax_error_after_an_implicit_int_is_reported_where_the_text_has_it() {
+    // `mytype` is no type: no `int` is inserted there, and the error names its line and
+    // column in the text as written (the `int` inserted before `g` taken out).
+    let e = error_of("static g;\nmytype x;\nint main() { return g; }");
+    assert!(e.starts_with("t.c:2: syntax error at column 1:"), "{e}");
+    let e = error_of("static g; mytype x;\nint main() { return g; }");
+    assert!(e.starts_with("t.c:1: syntax error at column 11:"), "{e}");
+}
+
+#[test]
+fn a_compiler_barrier_is_a_no_op_and_other_assembly_is_rejected() {
+    let with =
+        lower_ok("int g;\nint main() { g = 1; __asm__ volatile(\"\" ::: \"memory\"); return g; }");
+    let without = lower_ok("int g;\nint main() { g = 1; return g; }");
+    assert_eq!(all_stmts(&with), all_stmts(&without));
+    let cases = [
+        "int main() {\n  __asm__ volatile(\"mfence\" ::: \"memory\");\n  return 0;\n}",
+        "int g; int main() {\n  __asm__ volatile(\"\" : \"=r\"(g));\n  return 0;\n}",
+        "int main() {\n  __asm__ volatile(\"\" ::: \"cc\");\n  return 0;\n}",
+    ];
+    for src in cases {
+        let e = error_of(src);
+        assert!(e.contains("t.c:2: unsupported: inline assembly `"), "{e}");
+        assert!(e.contains("agx treats only the compiler barrier"), "{e}");
+    }
+}
+
+#[test]
 fn unused_header_declarations_are_dropped() {
     let p = lower_ok("extern int unused_global_from_header(int);\nint main() { return 0; }");
     assert_eq!(p.functions.len(), 1);
