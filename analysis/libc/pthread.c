@@ -229,3 +229,10 @@ int pthread_once(int *once, void (*routine)(void))
     pthread_mutex_unlock(&__agx_once_lock);
     return 0;
 }
+
+/* Thread ids are the integers pthread_create stores and pthread_self returns (the
+   thread's creation index, 0 for main): equal ids are the same thread. */
+int pthread_equal(unsigned long a, unsigned long b)
+{
+    return a == b;
+}

@@ -381,7 +381,10 @@ impl<'p> Builder<'p> {
                 let src = self.operand(func, arg);
                 self.facts.assign_any.push((s, dst, src));
             }
-            Rvalue::Binary { .. } | Rvalue::PtrDiff { .. } | Rvalue::Uninit(_) => {}
+            Rvalue::Binary { .. }
+            | Rvalue::PtrDiff { .. }
+            | Rvalue::Uninit(_)
+            | Rvalue::ThreadId => {}
         }
     }
 

@@ -47,6 +47,9 @@ pub enum Rvalue {
     /// The value of a scalar local read before any write. The engines decide what it is
     /// (zero, or an input when uninitialized locals are treated as nondeterministic).
     Uninit(Scalar),
+    /// `pthread_self()`: the running thread's id, an unsigned integer of pointer width, the
+    /// value `pthread_create` stores in the handle of that thread (0 for `main`).
+    ThreadId,
 }
 
 /// What a call calls.
@@ -350,7 +353,7 @@ impl Rvalue {
             }
             Rvalue::Binary { lhs, rhs, .. } | Rvalue::PtrDiff { lhs, rhs, .. } => vec![lhs, rhs],
             Rvalue::PtrAdd { base, index, .. } => vec![base, index],
-            Rvalue::Uninit(_) => vec![],
+            Rvalue::Uninit(_) | Rvalue::ThreadId => vec![],
         }
     }
 
@@ -365,7 +368,7 @@ impl Rvalue {
                 f(base);
                 f(index);
             }
-            Rvalue::Uninit(_) => {}
+            Rvalue::Uninit(_) | Rvalue::ThreadId => {}
         }
     }
 }

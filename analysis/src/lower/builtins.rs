@@ -121,6 +121,19 @@ impl FnBuilder<'_, '_> {
                 let [cv, m] = self.args_n::<2>(name, c)?;
                 sync(SyncOp::CondWait { cond: cv, mutex: m })
             }
+            "pthread_self" if !user_defined => {
+                self.args_n::<0>(name, c)?;
+                let handle = IntType::new(self.l.dm.pointer_bits(), false);
+                let dst = self.new_reg(None, CType::Int(handle).scalar().expect("an integer"));
+                self.emit(StmtKind::Assign {
+                    dst,
+                    value: Rvalue::ThreadId,
+                });
+                return Ok(Some(Val {
+                    op: Operand::Reg(dst),
+                    ty: CType::Int(handle),
+                }));
+            }
             "__VERIFIER_atomic_begin" => sync(SyncOp::AtomicBegin),
             "__VERIFIER_atomic_end" => sync(SyncOp::AtomicEnd),
             "__VERIFIER_assume" => {

@@ -93,6 +93,8 @@ impl<'p> Machine<'p> {
                 value::ptr_diff(self.eval(t, lhs), self.eval(t, rhs), *scale, dm)
             }
             Rvalue::Uninit(ty) => return self.uninit_value(*ty),
+            // The id `thread_create` stored in this thread's handle.
+            Rvalue::ThreadId => Ok(Value::Int(u64::from(t.0))),
         };
         result.map_err(|e| match e {
             ArithError::DivisionByZero => {

@@ -27,6 +27,15 @@ impl<'p> Engine<'p> {
                 let v = self.uninit_value(st, t, *ty);
                 self.set_reg(st, t, *dst, Twin::same(v), &mut k.wp_ops);
             }
+            StmtKind::Assign {
+                dst,
+                value: Rvalue::ThreadId,
+            } => {
+                // The id `create` stored in this thread's handle: its index.
+                let bits = self.setup.dm.pointer_bits();
+                let v = SVal::Int(self.pool.bv_const(t as u64, bits));
+                self.set_reg(st, t, *dst, Twin::same(v), &mut k.wp_ops);
+            }
             StmtKind::Assign { dst, value } => {
                 let e = match self.eval_rvalue(st, t, value) {
                     Ok(e) => e,

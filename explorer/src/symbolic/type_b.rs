@@ -172,7 +172,7 @@ pub fn may_fail(prog: &Program, read: &FxHashSet<RegId>, kind: &StmtKind) -> boo
         StmtKind::Load { addr, ty, .. } => in_static(addr, ty, false),
         StmtKind::Store { addr, ty, .. } => in_static(addr, ty, true),
         StmtKind::Assign { value, .. } => match value {
-            Rvalue::Use(_) | Rvalue::Uninit(_) | Rvalue::Unary { .. } => false,
+            Rvalue::Use(_) | Rvalue::Uninit(_) | Rvalue::ThreadId | Rvalue::Unary { .. } => false,
             Rvalue::Binary { op, ty, rhs, .. } => match (op, ty) {
                 (_, Scalar::Ptr) => true,
                 (BinOp::Div | BinOp::Rem, _) => {

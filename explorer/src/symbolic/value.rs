@@ -130,7 +130,8 @@ pub trait Reader {
     fn read(&mut self, pool: &mut TermPool, op: &Operand) -> SVal;
 }
 
-/// Evaluates an rvalue other than `Uninit` (which needs an input; the caller handles it).
+/// Evaluates an rvalue other than `Uninit` (which needs an input) and `ThreadId` (which
+/// needs the running thread): the caller handles those.
 pub fn eval_rvalue(
     pool: &mut TermPool,
     dm: DataModel,
@@ -165,6 +166,7 @@ pub fn eval_rvalue(
             ptr_diff(pool, dm, a, b, *scale).map(Evaluated::from)
         }
         Rvalue::Uninit(_) => unsupported("internal: Uninit evaluated without an input"),
+        Rvalue::ThreadId => unsupported("internal: ThreadId evaluated without a thread"),
     }
 }
 
