@@ -163,3 +163,41 @@ void srand(unsigned int seed)
 void srandom(unsigned int seed)
 {
 }
+
+// atexit: up to 32 handlers (POSIX's minimum), run in reverse order of registration by
+// exit() and by the return from main (the lowering calls __agx_run_atexit there when the
+// program uses atexit; _exit and abort run none). The lock makes registration from
+// several threads safe, as glibc's is; it is not held while a handler runs, so a handler
+// may register another (run next) or call exit (which runs the rest).
+void (*__agx_atexit_handlers[32])(void);
+int __agx_atexit_count;
+char __agx_atexit_lock;
+
+int atexit(void (*handler)(void))
+{
+    int ok = 0;
+    pthread_mutex_lock(&__agx_atexit_lock);
+    if (__agx_atexit_count < 32) {
+        __agx_atexit_handlers[__agx_atexit_count] = handler;
+        __agx_atexit_count = __agx_atexit_count + 1;
+        ok = 1;
+    }
+    pthread_mutex_unlock(&__agx_atexit_lock);
+    return ok ? 0 : -1;
+}
+
+int __agx_run_atexit(void)
+{
+    for (;;) {
+        void (*handler)(void) = 0;
+        pthread_mutex_lock(&__agx_atexit_lock);
+        if (__agx_atexit_count > 0) {
+            __agx_atexit_count = __agx_atexit_count - 1;
+            handler = __agx_atexit_handlers[__agx_atexit_count];
+        }
+        pthread_mutex_unlock(&__agx_atexit_lock);
+        if (!handler)
+            return 0;
+        handler();
+    }
+}

@@ -48,6 +48,7 @@ pub const LOWERED: &[(&str, &[&str])] = &[
     ("memcpy", &["__agx_memcpy_bytes"]),
     ("memmove", &["__agx_memmove_bytes"]),
     ("memset", &["__agx_memset_bytes"]),
+    ("atexit", &["__agx_run_atexit"]),
     (
         "sprintf",
         &["__agx_put_str", "__agx_put_signed", "__agx_put_unsigned"],

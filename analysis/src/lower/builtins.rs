@@ -134,6 +134,9 @@ impl FnBuilder<'_, '_> {
                     ty: CType::Int(handle),
                 }));
             }
+            "pthread_mutexattr_settype" if !user_defined => {
+                return self.mutexattr_settype(c).map(Some);
+            }
             "__VERIFIER_atomic_begin" => sync(SyncOp::AtomicBegin),
             "__VERIFIER_atomic_end" => sync(SyncOp::AtomicEnd),
             "__VERIFIER_assume" => {
@@ -170,6 +173,9 @@ impl FnBuilder<'_, '_> {
             }
             "exit" | "_exit" | "_Exit" => {
                 let [code] = self.args_n::<1>(name, c)?;
+                if name == "exit" {
+                    self.run_atexit_handlers();
+                }
                 self.terminate(TermKind::Exit(code));
                 return Ok(Some(void_val()));
             }
@@ -239,6 +245,33 @@ impl FnBuilder<'_, '_> {
             }
             None if user_defined => Ok(None),
             None => self.external_call(name, c),
+        }
+    }
+
+    /// `pthread_mutexattr_settype(attr, type)`: agx's mutexes are normal ones (a relock by
+    /// the owner is reported as lock misuse), so only `PTHREAD_MUTEX_NORMAL`/`DEFAULT`
+    /// (glibc's 0, as a constant) is accepted; recursive and error-checking mutexes, whose
+    /// relock succeeds or fails with `EDEADLK`, are rejected rather than checked wrongly.
+    fn mutexattr_settype(&mut self, c: &Node<CallExpression>) -> LResult<Val> {
+        let [_attr, kind] = self.args_n::<2>("pthread_mutexattr_settype", c)?;
+        if !matches!(kind, Operand::Int { bits: 0, .. }) {
+            return self.l.unsupported(
+                c.span,
+                "recursive and error-checking mutexes (`pthread_mutexattr_settype` with a \
+                 type other than PTHREAD_MUTEX_NORMAL/DEFAULT)",
+            );
+        }
+        Ok(Val {
+            op: Operand::int(0, Scalar::I32),
+            ty: CType::int(),
+        })
+    }
+
+    /// Calls the C model's `__agx_run_atexit` if the program registers handlers with
+    /// `atexit` (at `exit` and at the return from `main`).
+    pub(super) fn run_atexit_handlers(&mut self) {
+        if self.l.unit.linked.contains("atexit") {
+            self.call_model("__agx_run_atexit", CType::int(), Vec::new(), Vec::new());
         }
     }
 

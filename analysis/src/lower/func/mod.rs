@@ -284,6 +284,10 @@ impl<'l, 'u> FnBuilder<'l, 'u> {
 
     /// Emits a return, closing the atomic section of an atomic function first.
     pub fn ret_with(&mut self, value: Option<Operand>) {
+        if self.name == "main" {
+            // Returning from main is exit(value): the atexit handlers run first.
+            self.run_atexit_handlers();
+        }
         if self.atomic {
             self.emit(StmtKind::Sync {
                 dst: None,
