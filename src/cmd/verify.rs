@@ -288,8 +288,10 @@ fn since(
             .load()
             .with_context(|| format!("--since {}", old_path.display()))?,
     );
-    let old_config = old.verify_config(self::config(args, &old)?);
-    let key = incremental::record_key(old.program(), &old_config);
+    // The record key needs OLD's options only: OLD's analysis (the rules behind its Type B
+    // slice, the costliest part of loading it) runs only if OLD must be verified now.
+    let old_options = self::config(args, &old)?;
+    let key = incremental::record_key(old.program(), &old_options);
     let (read, io) = match store_at {
         Some(at) => {
             let (read, io) = incremental::read(at, &key)?;
@@ -303,7 +305,7 @@ fn since(
     let (summaries, old_verified_now) = match read {
         incremental::Read::Found(s) => (s, None),
         incremental::Read::Unusable(why) => {
-            let mut c = old_config.clone();
+            let mut c = old.verify_config(old_options);
             c.carry = Some(Arc::new(Carry {
                 export: true,
                 import: None,
