@@ -75,6 +75,36 @@ fn s4_the_changed_branch_costs_two_partial_runs_instead_of_four() {
     assert_eq!(stat(&r, "carried_pruned"), 2, "{r}");
 }
 
+/// Summary renewal: a `--since` run writes the carried summaries it pruned with beside
+/// its own, so the version after it finds them too (before, a run pruned at its root
+/// wrote an empty record, and the next `--since` of it started from nothing).
+#[test]
+fn a_since_run_keeps_the_summaries_it_pruned_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s.sqlite3").display().to_string();
+    let (old, new) = (
+        fixture("s4_summary_reuse.c"),
+        fixture("s4_summary_reuse_new.c"),
+    );
+    verify(&[&old, "--store", &store]);
+    let (_, r) = verify(&[&new, "--since", &old, "--store", &store]);
+    assert_eq!(stat(&r.unwrap(), "carried_pruned"), 2);
+    let mut seen = Vec::new();
+    for _ in 0..2 {
+        let (code, r) = verify(&[&new, "--since", &new, "--store", &store]);
+        let r = r.unwrap();
+        assert_eq!((code, r["verdict"].as_str()), (0, Some("safe")), "{r}");
+        assert!(stat(&r, "carried_pruned") >= 1, "{r}");
+        assert!(stat(&r, "runs") + stat(&r, "partial_runs") < 4, "{r}");
+        seen.push((
+            stat(&r, "carried_pruned"),
+            stat(&r, "runs") + stat(&r, "partial_runs"),
+            r["incremental"]["carried_summaries"].as_u64(),
+        ));
+    }
+    assert_eq!(seen[0], seen[1], "the record a --since run writes is as good as the one it read");
+}
+
 #[test]
 fn a_change_after_the_node_keeps_its_summary_out() {
     // The paper's Algorithm 2 would reuse PS[n2] here (the assertion's change depends on

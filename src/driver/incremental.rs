@@ -110,6 +110,8 @@ pub fn write(at: &Location, key: &str, summaries: &[CarriedSummary]) -> Result<S
             .collect(),
     };
     let bytes = store.write(&record)?;
+    // Closing is part of the cost (SQLite may checkpoint its journal then).
+    drop(store);
     Ok(StoreIo {
         bytes,
         ms: started.elapsed().as_secs_f64() * 1000.0,
@@ -128,6 +130,7 @@ pub fn read(at: &Location, key: &str) -> Result<(Read, StoreIo)> {
     let started = Instant::now();
     let mut store = Store::open(at)?;
     let lookup = store.read(AGX_VERSION, key)?;
+    drop(store);
     let mut bytes = 0;
     let read = match lookup {
         Lookup::Missing => Read::Unusable("no record of the old version".into()),
