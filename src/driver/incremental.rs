@@ -195,10 +195,16 @@ mod tests {
         let unsliced = Config::default();
         let mut sliced = Config::default();
         sliced.relevant = Some(Default::default());
-        assert_eq!(record_key(&program, &unsliced), record_key(&program, &sliced));
+        assert_eq!(
+            record_key(&program, &unsliced),
+            record_key(&program, &sliced)
+        );
         let mut other_options = Config::default();
         other_options.unwind = Some(unsliced.unwind.map_or(3, |u| u + 1));
-        assert_ne!(record_key(&program, &unsliced), record_key(&program, &other_options));
+        assert_ne!(
+            record_key(&program, &unsliced),
+            record_key(&program, &other_options)
+        );
     }
 
     #[test]
