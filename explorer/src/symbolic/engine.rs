@@ -324,7 +324,12 @@ impl<'p> Engine<'p> {
         // Summary renewal: a carried summary that pruned here stands for a subtree this
         // search never explored, so without it the next version would find less than
         // this one did. The local summary of the same node, if any, is kept instead.
-        let imported = self.setup.cfg.carry.as_ref().and_then(|c| c.import.as_ref());
+        let imported = self
+            .setup
+            .cfg
+            .carry
+            .as_ref()
+            .and_then(|c| c.import.as_ref());
         if let Some(imported) = imported {
             let local: std::collections::HashSet<Vec<u64>> =
                 out.iter().map(|s| s.key.clone()).collect();
