@@ -49,7 +49,7 @@ pub fn rank(specs: Vec<Spec>, impact: &ChangeImpact) -> (Vec<Spec>, usize) {
         .into_iter()
         .map(|s| (impact_of(&s, &impact.forward), s))
         .collect();
-    ranked.sort_by(|a, b| b.0.cmp(&a.0));
+    ranked.sort_by_key(|r| std::cmp::Reverse(r.0));
     let impacted = ranked.iter().filter(|(i, _)| *i != Impact::None).count();
     (ranked.into_iter().map(|(_, s)| s).collect(), impacted)
 }
