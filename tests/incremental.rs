@@ -75,6 +75,39 @@ fn s4_the_changed_branch_costs_two_partial_runs_instead_of_four() {
     assert_eq!(stat(&r, "carried_pruned"), 2, "{r}");
 }
 
+/// Summary renewal: a `--since` run writes the carried summaries it pruned with beside
+/// its own, so the version after it finds them too (before, a run pruned at its root
+/// wrote an empty record, and the next `--since` of it started from nothing).
+#[test]
+fn a_since_run_keeps_the_summaries_it_pruned_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s.sqlite3").display().to_string();
+    let (old, new) = (
+        fixture("s4_summary_reuse.c"),
+        fixture("s4_summary_reuse_new.c"),
+    );
+    verify(&[&old, "--store", &store]);
+    let (_, r) = verify(&[&new, "--since", &old, "--store", &store]);
+    assert_eq!(stat(&r.unwrap(), "carried_pruned"), 2);
+    let mut seen = Vec::new();
+    for _ in 0..2 {
+        let (code, r) = verify(&[&new, "--since", &new, "--store", &store]);
+        let r = r.unwrap();
+        assert_eq!((code, r["verdict"].as_str()), (0, Some("safe")), "{r}");
+        assert!(stat(&r, "carried_pruned") >= 1, "{r}");
+        assert!(stat(&r, "runs") + stat(&r, "partial_runs") < 4, "{r}");
+        seen.push((
+            stat(&r, "carried_pruned"),
+            stat(&r, "runs") + stat(&r, "partial_runs"),
+            r["incremental"]["carried_summaries"].as_u64(),
+        ));
+    }
+    assert_eq!(
+        seen[0], seen[1],
+        "the record a --since run writes is as good as the one it read"
+    );
+}
+
 #[test]
 fn a_change_after_the_node_keeps_its_summary_out() {
     // The paper's Algorithm 2 would reuse PS[n2] here (the assertion's change depends on
@@ -190,4 +223,42 @@ fn mutants_of_generated_programs_agree_with_scratch() {
     }
     eprintln!("{compared} mutants of {n} generated programs: --since == scratch");
     assert!(compared > 0);
+}
+
+/// `agx hunt --since OLD`: the goal the change may affect is hunted (and reported) first;
+/// the other goal is still hunted, with the verdict it has without `--since`.
+#[test]
+fn hunt_since_hunts_the_impacted_goal_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let old_src = "#include <assert.h>\n#include <pthread.h>\nint x, y;\n\
+        void *t(void *a) { y = 1; return 0; }\n\
+        int main(void) {\n  pthread_t th;\n  pthread_create(&th, 0, t, 0);\n\
+        int u = y;\n  assert(u != 5);\n  x = 1;\n  int v = x;\n  assert(v != 3);\n\
+        pthread_join(th, 0);\n  return 0;\n}\n";
+    let (old, new) = (dir.path().join("old.c"), dir.path().join("new.c"));
+    std::fs::write(&old, old_src).unwrap();
+    std::fs::write(&new, old_src.replace("x = 1;", "x = 3;")).unwrap();
+    let hunt = |extra: &[&str]| -> Vec<(String, String)> {
+        let mut args: Vec<String> = ["hunt", new.to_str().unwrap(), "--assertions", "-q"]
+            .map(String::from)
+            .to_vec();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args.extend(["--format".into(), "json".into()]);
+        let done = process::run(&agx_bin(), &args, &project_root(), Duration::from_secs(120));
+        assert_eq!(done.code, Some(1), "{}", done.stderr);
+        let goals: Value = serde_json::from_str(&done.stdout).unwrap();
+        goals
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| (g.to_string(), g["verdict"].as_str().unwrap().to_string()))
+            .collect()
+    };
+    let plain = hunt(&[]);
+    let ranked = hunt(&["--since", old.to_str().unwrap()]);
+    let verdicts = |v: &[(String, String)]| v.iter().map(|g| g.1.clone()).collect::<Vec<_>>();
+    // Source order: line 9 (not impacted, refuted) then line 12 (impacted, confirmed).
+    assert_eq!(verdicts(&plain), ["refuted", "confirmed"]);
+    assert_eq!(verdicts(&ranked), ["confirmed", "refuted"]);
+    assert!(ranked[0].0.contains("new.c:12"), "{}", ranked[0].0);
 }

@@ -83,7 +83,9 @@ fn verify_reports_and_their_witnesses() {
     let dir = scratch("verify");
     let witness = dir.join("w.json");
     let w = witness.to_str().unwrap();
-    let cases: [(&[&str], i32); 4] = [
+    let store = dir.join("s.sqlite3");
+    let store = store.to_str().unwrap();
+    let cases: [(&[&str], i32); 5] = [
         (&["fixtures/verify/race_counter.c", "--witness-out", w], 1),
         (&["fixtures/verify/lock_counter.c"], 0),
         (&["fixtures/verify/unwind_unknown.c", "--unwind", "3"], 3),
@@ -95,6 +97,16 @@ fn verify_reports_and_their_witnesses() {
                 "dpor",
             ],
             1,
+        ),
+        (
+            &[
+                "fixtures/paper/s4_summary_reuse_new.c",
+                "--since",
+                "fixtures/paper/s4_summary_reuse.c",
+                "--store",
+                store,
+            ],
+            0,
         ),
     ];
     for (args, code) in cases {

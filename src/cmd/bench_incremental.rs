@@ -24,6 +24,9 @@ struct Run {
     carried_pruned: u64,
     read_ms: f64,
     write_ms: f64,
+    /// `--since`'s own overheads: loading OLD and diffing the versions.
+    old_load_ms: f64,
+    diff_ms: f64,
 }
 
 fn verify(agx: &Path, args: &[&str], limits: Limits) -> Result<Option<Run>> {
@@ -41,6 +44,8 @@ fn verify(agx: &Path, args: &[&str], limits: Limits) -> Result<Option<Run>> {
                 carried_pruned: 0,
                 read_ms: 0.0,
                 write_ms: 0.0,
+                old_load_ms: 0.0,
+                diff_ms: 0.0,
             }))
         }
     };
@@ -59,6 +64,8 @@ fn verify(agx: &Path, args: &[&str], limits: Limits) -> Result<Option<Run>> {
         carried_pruned: n(&r["incremental"]["carried_pruned"]),
         read_ms: ms(&r["incremental"]["store_read"]),
         write_ms: ms(&r["incremental"]["store_write"]),
+        old_load_ms: r["incremental"]["old_load_ms"].as_f64().unwrap_or(0.0),
+        diff_ms: r["incremental"]["diff_ms"].as_f64().unwrap_or(0.0),
     }))
 }
 
@@ -111,6 +118,7 @@ pub fn run(paths: &[PathBuf], timeout: Duration, memory_mib: u64) -> Result<Exit
     let (mut total_scratch, mut total_since, mut pairs, mut wrong) = (0.0, 0.0, 0, 0);
     let (mut runs_scratch, mut runs_since) = (0u64, 0u64);
     let (mut reads, mut writes) = (Vec::new(), Vec::new());
+    let (mut loads, mut diffs) = (Vec::new(), Vec::new());
     for old in sources(paths) {
         let Ok(text) = std::fs::read_to_string(&old) else {
             continue;
@@ -174,6 +182,8 @@ pub fn run(paths: &[PathBuf], timeout: Duration, memory_mib: u64) -> Result<Exit
             runs_since += since.runs + since.partial;
             reads.push(since.read_ms);
             writes.push(since.write_ms);
+            loads.push(since.old_load_ms);
+            diffs.push(since.diff_ms);
             let name = format!("{stem}:{kind}");
             let verdict = if differs {
                 format!("DIFF {}/{}", scratch.verdict, since.verdict)
@@ -209,6 +219,12 @@ pub fn run(paths: &[PathBuf], timeout: Duration, memory_mib: u64) -> Result<Exit
         "store: {size} bytes (SQLite) after all pairs; mean read {:.2} ms, mean write {:.2} ms per --since run",
         mean(&reads),
         mean(&writes)
+    );
+    let _ = writeln!(
+        table,
+        "--since overheads: mean {:.2} ms loading OLD, {:.2} ms diffing the versions per --since run",
+        mean(&loads),
+        mean(&diffs)
     );
     print!("{table}");
     Ok(ExitCode::from(u8::from(wrong > 0)))

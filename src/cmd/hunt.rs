@@ -20,6 +20,7 @@
 //! 3 nothing confirmed and some goal unknown.
 
 mod report;
+mod since;
 mod watch;
 
 use super::common::{InputArgs, Seconds, TargetArgs};
@@ -105,6 +106,10 @@ pub struct Args {
     /// `agx run FILE --witness W`) to DIR/goal-N.json.
     #[arg(long, value_name = "DIR")]
     pub witness_dir: Option<PathBuf>,
+    /// The previous version of FILE: goals the change since OLD may affect (its forward
+    /// impact, as `agx impact` computes it) are hunted first. No goal is dropped.
+    #[arg(long, value_name = "OLD.c")]
+    pub since: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -180,9 +185,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let spinner = watch::stage_spinner(!args.quiet, PRE_PASS);
     let prepared = budget.run(PRE_PASS, move || -> Result<(Arc<Driver>, Vec<Spec>)> {
         let driver = Driver::new(worker_args.input.load()?);
-        let specs = goals(&worker_args, &driver)?;
+        let mut specs = goals(&worker_args, &driver)?;
         if specs.is_empty() {
             bail!("no goals: give --target FILE:LINE, --assertions, --sarif FILE, --warnings or --targets-from RULES.dl:REL (or the program has none)");
+        }
+        if let Some(old) = &worker_args.since {
+            specs = rank_since(&worker_args.input, old, &driver, specs)?;
         }
         driver.analysis();
         Ok((Arc::new(driver), specs))
@@ -522,6 +530,30 @@ fn goals(args: &Args, driver: &Driver) -> Result<Vec<Spec>> {
         }
     }
     Ok(specs)
+}
+
+/// `--since OLD`: the goals ranked by the change's impact (see `since`).
+fn rank_since(
+    input: &super::common::InputArgs,
+    old: &std::path::Path,
+    new: &Driver,
+    specs: Vec<Spec>,
+) -> Result<Vec<Spec>> {
+    let mut old_input = input.clone();
+    old_input.file = old.to_path_buf();
+    let old_driver = Driver::new(
+        old_input
+            .load()
+            .with_context(|| format!("--since {}", old.display()))?,
+    );
+    let impact = crate::driver::ChangeImpact::compute(&old_driver, new);
+    let total = specs.len();
+    let (ranked, impacted) = since::rank(specs, &impact);
+    eprintln!(
+        "since {}: {impacted} of {total} goals may be affected by the change (hunted first)",
+        old.display()
+    );
+    Ok(ranked)
 }
 
 fn label_of(parts: &[String]) -> String {

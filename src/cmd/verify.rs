@@ -183,6 +183,11 @@ pub struct Incremental {
     pub carried_pruned: u64,
     pub store_read: Option<incremental::StoreIo>,
     pub store_write: Option<incremental::StoreIo>,
+    /// Loading the old version (preprocessing, parsing, lowering), beside the new
+    /// version's pre-pass.
+    pub old_load_ms: f64,
+    /// Diffing the versions (statement map, trusted fingerprints, changes).
+    pub diff_ms: f64,
 }
 
 /// `--check`: what verify reports besides assertions and `reach_error`.
@@ -201,6 +206,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     // Type B slice) and the search: the first two run on a worker that is abandoned at the
     // deadline, and the search gets what is left.
     let budget = Budget::start(args.timeout.map(Seconds::duration));
+    // `--since`: OLD is preprocessed and lowered beside NEW's pre-pass (its preprocessor
+    // run is most of its cost on small programs, and it needs nothing of NEW).
+    let old_loading = args.since.as_ref().map(|old| load_beside(&args.input, old));
     let worker_args = args.clone();
     let prepared = budget.run(PRE_PASS, move || -> Result<(Driver, Config)> {
         let driver = Driver::new(worker_args.input.load()?);
@@ -219,16 +227,17 @@ pub fn run(args: Args) -> Result<ExitCode> {
     } else {
         None
     };
-    let mut since = match &args.since {
-        Some(old) => Some(since(
+    let mut since = match (&args.since, old_loading) {
+        (Some(old), Some(old_loading)) => Some(since(
             &args,
             old,
+            old_loading,
             program,
             &mut config,
             store_at.as_ref(),
             &budget,
         )?),
-        None => None,
+        _ => None,
     };
     if store_at.is_some() && config.carry.is_none() {
         config.carry = Some(Arc::new(Carry {
@@ -268,11 +277,26 @@ pub fn run(args: Args) -> Result<ExitCode> {
     report(&args, Some(program), &outcome, since.as_ref())
 }
 
+/// OLD's program being loaded on its own thread, and how long that took (ms).
+type OldLoading = std::thread::JoinHandle<(Result<Program>, f64)>;
+
+/// Starts loading `old` with `input`'s front-end options.
+fn load_beside(input: &InputArgs, old: &std::path::Path) -> OldLoading {
+    let mut input = input.clone();
+    input.file = old.to_path_buf();
+    std::thread::spawn(move || {
+        let started = std::time::Instant::now();
+        let loaded = input.load();
+        (loaded, started.elapsed().as_secs_f64() * 1000.0)
+    })
+}
+
 /// `--since OLD`: reads OLD's summaries (verifying OLD when the store has no usable
 /// record) and sets `config` to carry them into the search.
 fn since(
     args: &Args,
     old_path: &std::path::Path,
+    old_loading: OldLoading,
     new: &Program,
     config: &mut Config,
     store_at: Option<&store::Location>,
@@ -281,15 +305,14 @@ fn since(
     if !incremental::storable(config) {
         bail!("--since needs --strategy dpor+ag, no --target and no --entry");
     }
-    let mut input = args.input.clone();
-    input.file = old_path.to_path_buf();
-    let old = Driver::new(
-        input
-            .load()
-            .with_context(|| format!("--since {}", old_path.display()))?,
-    );
-    let old_config = old.verify_config(self::config(args, &old)?);
-    let key = incremental::record_key(old.program(), &old_config);
+    let (loaded, old_load_ms) = old_loading
+        .join()
+        .map_err(|_| anyhow::anyhow!("--since {}: loading it panicked", old_path.display()))?;
+    let old = Driver::new(loaded.with_context(|| format!("--since {}", old_path.display()))?);
+    // The record key needs OLD's options only: OLD's analysis (the rules behind its Type B
+    // slice, the costliest part of loading it) runs only if OLD must be verified now.
+    let old_options = self::config(args, &old)?;
+    let key = incremental::record_key(old.program(), &old_options);
     let (read, io) = match store_at {
         Some(at) => {
             let (read, io) = incremental::read(at, &key)?;
@@ -303,7 +326,7 @@ fn since(
     let (summaries, old_verified_now) = match read {
         incremental::Read::Found(s) => (s, None),
         incremental::Read::Unusable(why) => {
-            let mut c = old_config.clone();
+            let mut c = old.verify_config(old_options);
             c.carry = Some(Arc::new(Carry {
                 export: true,
                 import: None,
@@ -319,7 +342,9 @@ fn since(
         }
     };
     let carried_summaries = summaries.len();
+    let diffing = std::time::Instant::now();
     let imported = incremental::import(old.program(), new, summaries);
+    let diff_ms = diffing.elapsed().as_secs_f64() * 1000.0;
     let report = Incremental {
         since: old_path.display().to_string(),
         changed_statements: imported.changes.changed,
@@ -329,6 +354,8 @@ fn since(
         carried_pruned: 0,
         store_read: io,
         store_write: None,
+        old_load_ms,
+        diff_ms,
     };
     config.carry = Some(Arc::new(Carry {
         export: store_at.is_some(),

@@ -110,6 +110,8 @@ pub fn write(at: &Location, key: &str, summaries: &[CarriedSummary]) -> Result<S
             .collect(),
     };
     let bytes = store.write(&record)?;
+    // Closing is part of the cost (SQLite may checkpoint its journal then).
+    drop(store);
     Ok(StoreIo {
         bytes,
         ms: started.elapsed().as_secs_f64() * 1000.0,
@@ -128,6 +130,7 @@ pub fn read(at: &Location, key: &str) -> Result<(Read, StoreIo)> {
     let started = Instant::now();
     let mut store = Store::open(at)?;
     let lookup = store.read(AGX_VERSION, key)?;
+    drop(store);
     let mut bytes = 0;
     let read = match lookup {
         Lookup::Missing => Read::Unusable("no record of the old version".into()),
@@ -179,6 +182,30 @@ pub fn import(old: &Program, new: &Program, summaries: Vec<CarriedSummary>) -> I
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `--since` finds OLD's record without computing OLD's Type B slice, so the key must
+    /// not depend on it (the slice is a function of the program and `slice`, both keyed).
+    #[test]
+    fn the_record_key_does_not_need_the_type_b_slice() {
+        let path = std::env::temp_dir().join(format!("agx-key-{}.c", std::process::id()));
+        std::fs::write(&path, "int x;\nint main(void) { x = 1; return x; }\n").unwrap();
+        let program = analysis::load_program(&path, &Default::default());
+        let _ = std::fs::remove_file(&path);
+        let program = program.expect("the test program lowers");
+        let unsliced = Config::default();
+        let mut sliced = Config::default();
+        sliced.relevant = Some(Default::default());
+        assert_eq!(
+            record_key(&program, &unsliced),
+            record_key(&program, &sliced)
+        );
+        let mut other_options = Config::default();
+        other_options.unwind = Some(unsliced.unwind.map_or(3, |u| u + 1));
+        assert_ne!(
+            record_key(&program, &unsliced),
+            record_key(&program, &other_options)
+        );
+    }
 
     #[test]
     fn project_dir_is_the_nearest_marked_ancestor() {

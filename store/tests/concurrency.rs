@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use store::{Location, Lookup, Store};
+use store::{Location, Lookup, Meta, Record, Store, StoredSummary};
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -182,4 +182,59 @@ fn redis_two_writers_at_once_and_killed_writer() {
     let at = Location::Redis(server.url.clone());
     two_writers_at_once(&at);
     killed_writer(&at);
+}
+
+fn record_of(program: &str, agx_version: &str) -> Record {
+    Record {
+        meta: Meta::current(agx_version, program),
+        summaries: vec![StoredSummary {
+            node: vec![1, 2],
+            formula: "(bvslt (input 0 0 32) #x00000007)".into(),
+        }],
+    }
+}
+
+/// On Redis too, a record of another agx version (stale), one filed under a program it
+/// does not describe (foreign) and one whose bytes were changed (damaged) are ignored.
+#[test]
+fn redis_stale_foreign_and_damaged_records_are_ignored() {
+    let Some(server) = redis_or_skip("redis_stale_foreign_and_damaged_records_are_ignored") else {
+        return;
+    };
+    let at = Location::Redis(server.url.clone());
+    let mut s = Store::open(&at).unwrap();
+    s.write(&record_of("p1", "0.0.1")).unwrap();
+    assert!(matches!(s.read(VERSION, "p1").unwrap(), Lookup::Ignored(r) if r.starts_with("stale")));
+
+    let mut raw = redis::Client::open(server.url.as_str())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    s.write(&record_of("p2", VERSION)).unwrap();
+    let whole: Vec<u8> = redis::cmd("GET")
+        .arg("agx:summaries:p2")
+        .query(&mut raw)
+        .unwrap();
+    // p2's whole, well-formed record copied under p3's key.
+    redis::cmd("SET")
+        .arg("agx:summaries:p3")
+        .arg(&whole)
+        .exec(&mut raw)
+        .unwrap();
+    assert!(
+        matches!(s.read(VERSION, "p3").unwrap(), Lookup::Ignored(r) if r.starts_with("foreign"))
+    );
+    // One byte of p2's payload changed: the checksum no longer matches.
+    let mut damaged = whole.clone();
+    let last = damaged.len() - 2;
+    damaged[last] ^= 1;
+    redis::cmd("SET")
+        .arg("agx:summaries:p2")
+        .arg(damaged)
+        .exec(&mut raw)
+        .unwrap();
+    assert!(
+        matches!(s.read(VERSION, "p2").unwrap(), Lookup::Ignored(r) if r.starts_with("damaged"))
+    );
+    assert_eq!(s.read(VERSION, "p4").unwrap(), Lookup::Missing);
 }

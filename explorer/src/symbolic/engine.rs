@@ -120,6 +120,9 @@ pub struct SearchState {
     pub budget: Budget,
     /// When summaries are exported: each recorded key's stable key and a state with it.
     pub carry_states: FxHashMap<Vec<u64>, (Vec<u64>, super::state::State)>,
+    /// Stable keys of the carried summaries that pruned a node: valid in this version
+    /// (`carry`'s condition held there), so exported again with this version's own.
+    pub carried_used: std::collections::BTreeSet<Vec<u64>>,
 }
 
 /// The wall-clock side of the search: its deadline, and when memory and progress were
@@ -159,6 +162,7 @@ impl SearchState {
             retry_without_type_b: false,
             budget: Budget::starting_now(cfg.timeout),
             carry_states: FxHashMap::default(),
+            carried_used: Default::default(),
         }
     }
 }
@@ -315,6 +319,24 @@ impl<'p> Engine<'p> {
             };
             if let Some(s) = view.export(st, &self.pool, key.clone(), ps, known.rw) {
                 out.push(s);
+            }
+        }
+        // Summary renewal: a carried summary that pruned here stands for a subtree this
+        // search never explored, so without it the next version would find less than
+        // this one did. The local summary of the same node, if any, is kept instead.
+        let imported = self
+            .setup
+            .cfg
+            .carry
+            .as_ref()
+            .and_then(|c| c.import.as_ref());
+        if let Some(imported) = imported {
+            let local: std::collections::HashSet<Vec<u64>> =
+                out.iter().map(|s| s.key.clone()).collect();
+            for key in &self.search.carried_used {
+                if let (false, Some(s)) = (local.contains(key), imported.summaries.get(key)) {
+                    out.push(s.clone());
+                }
             }
         }
         out.sort_by(|a, b| a.key.cmp(&b.key));

@@ -472,15 +472,17 @@ impl<'p> Engine<'p> {
                 return Some(sub);
             }
         }
-        let (ps, rw) = self.carried_summary(st)?;
+        let (ps, rw, carried_key) = self.carried_summary(st)?;
         let sub = self.prune_with(st, ps, &rw, clocks)?;
         self.search.stats.carried_pruned += 1;
+        self.search.carried_used.insert(carried_key);
         Some(sub)
     }
 
     /// The summary the previous version of the program recorded for this node, when
-    /// no changed statement can run after it (`carry`'s soundness condition).
-    fn carried_summary(&mut self, st: &State) -> Option<(TermId, RwTable)> {
+    /// no changed statement can run after it (`carry`'s soundness condition), with its
+    /// stable key.
+    fn carried_summary(&mut self, st: &State) -> Option<(TermId, RwTable, Vec<u64>)> {
         let imported = self.setup.cfg.carry.as_ref()?.import.as_ref()?;
         if !imported.changes.clean(st) {
             return None;
@@ -492,14 +494,15 @@ impl<'p> Engine<'p> {
             return None;
         }
         let carried = imported.summaries.get(&key)?;
-        super::carry::import(
+        let (ps, rw) = super::carry::import(
             self.setup.prog,
             ids,
             &mut self.names,
             &mut self.pool,
             st,
             carried,
-        )
+        )?;
+        Some((ps, rw, key))
     }
 
     /// Prunes the node with summary `ps` (inputs as `Fut`) and access table `rw`.
