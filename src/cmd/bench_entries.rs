@@ -15,7 +15,13 @@ use std::time::Duration;
 
 /// Fixture options that change what is checked or where the search starts: such cases
 /// are other experiments, not the task's plain verification.
-const OTHER_EXPERIMENTS: [&str; 4] = ["--entry", "--check", "--no-assertions", "--unwind"];
+const OTHER_EXPERIMENTS: [&str; 5] = [
+    "--entry",
+    "--thread-entries",
+    "--check",
+    "--no-assertions",
+    "--unwind",
+];
 
 pub fn run(paths: &[PathBuf], timeout: Duration, memory_mib: u64) -> Result<ExitCode> {
     let agx = std::env::current_exe().context("finding this agx")?;
