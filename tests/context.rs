@@ -119,3 +119,61 @@ fn a_context_witness_carries_its_initial_state_and_replays() {
     assert_ne!(from_main.code, Some(1), "{}", from_main.stderr);
     let _ = std::fs::remove_file(&witness);
 }
+
+#[test]
+fn a_violation_from_a_context_is_hunted_from_main() {
+    // lost_update: main runs its two threads one after the other, so hunt's search from
+    // main finishes without the violation the context of two `inc` threads has.
+    let refuted = agx(&[
+        "verify",
+        "fixtures/context/lost_update.c",
+        "--entry",
+        "inc",
+        "--copies",
+        "2",
+    ]);
+    assert_eq!(refuted.code, Some(1), "{}", refuted.stderr);
+    assert!(
+        refuted.stdout.contains("not reachable from main: `agx hunt --target fixtures/context/lost_update.c:16` refutes it"),
+        "{}",
+        refuted.stdout
+    );
+    // late_write: main's store after the creation reaches the worker's read.
+    let confirmed = agx(&[
+        "verify",
+        "fixtures/context/late_write.c",
+        "--thread-entries",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(confirmed.code, Some(1), "{}", confirmed.stderr);
+    let json: serde_json::Value = serde_json::from_str(&confirmed.stdout).expect("JSON");
+    assert_eq!(json["from_main"][0]["from_main"], "confirmed", "{json}");
+    assert_eq!(
+        json["from_main"][0]["location"],
+        "fixtures/context/late_write.c:15"
+    );
+    let off = agx(&[
+        "verify",
+        "fixtures/context/late_write.c",
+        "--thread-entries",
+        "--no-confirm-from-main",
+    ]);
+    assert_eq!(off.code, Some(1), "{}", off.stderr);
+    assert!(!off.stdout.contains("from main"), "{}", off.stdout);
+}
+
+#[test]
+fn thread_entries_of_a_program_without_threads_is_an_error() {
+    let run = agx(&[
+        "verify",
+        "fixtures/verify/type_b_branch_guard.c",
+        "--thread-entries",
+    ]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("--thread-entries") && run.stderr.contains("creates no thread"),
+        "{}",
+        run.stderr
+    );
+}

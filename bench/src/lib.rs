@@ -21,6 +21,8 @@
 //!   GenMC) per task, with issue 15's goals;
 //! - [`hunt`]: `--hunt`, `agx hunt --assertions` against `agx verify` on expected-false
 //!   tasks;
+//! - [`entries`]: `--from-entries`, verify from `main` against verify from the thread
+//!   functions' context (violations missed, found only from the context, time);
 //! - [`witness`]: the YAML violation witness (format 2.0 with thread ids) of `agx svcomp`.
 //!
 //! This is CLI orchestration, not analysis: it never looks inside a C program beyond the
@@ -28,6 +30,7 @@
 
 pub mod child;
 pub mod compare;
+pub mod entries;
 pub mod hunt;
 pub mod mutate;
 pub mod paper;

@@ -32,6 +32,9 @@
 //! effect(x, o, k)      ← call_edge(x, g), fwrites(g, o, k)
 //! effect(x, o, k)      ← thread_edge(x, g), ¬entry(g), fwrites(g, o, k)
 //! concurrent(o, k)     ← thread_edge(_, g), ¬entry(g), fwrites(g, o, k)
+//! late(x)              ← create_site(c), cfg_edge(c, x)
+//! late(x)              ← late(y), cfg_edge(y, x)               (x may run after a creation)
+//! concurrent(o, k)     ← late(x), stmt_func(x, m), main_func(m), effect(x, o, k)
 //! to_create(x)         ← create_site(c), cfg_edge(x, c)
 //! to_create(x)         ← cfg_edge(x, y), to_create(y)
 //! before(x)            ← to_create(x) ∨ create_site(x)        (x on a path to a creation)
@@ -48,7 +51,10 @@
 //! A store that dominates every creation site, with no write of its cell on any path from
 //! it to a creation (by `main`, its callees, or threads it creates that are not entries:
 //! those are at their entries) and no thread outside the context that may write the cell
-//! at all, is the one definition of the cell at the context. A global nothing writes
+//! at all, is the one definition of the cell at the context. `main` itself is outside the
+//! context once it has created a thread: a cell it (or a callee) may write after a
+//! creation site is concurrent, so no definition is fixed for it (`main`'s later value may
+//! be what a context thread reads first). A global nothing writes
 //! between `main`'s start and the creations keeps its initializer.
 
 use crate::points_to::{sorted, PointsTo};
@@ -84,6 +90,7 @@ ascent! {
     relation fwrites(FuncId, Obj, i64);
     relation effect(StmtId, Obj, i64);
     relation concurrent(Obj, i64);
+    relation late(StmtId);
     relation to_create(StmtId);
     relation before(StmtId);
     relation cand(StmtId, Obj, i64);
@@ -104,6 +111,9 @@ ascent! {
     effect(x, o, k) <-- call_edge(x, g), fwrites(g, o, k);
     effect(x, o, k) <-- thread_edge(x, g), !entry(g), fwrites(g, o, k);
     concurrent(o, k) <-- thread_edge(_, g), !entry(g), fwrites(g, o, k);
+    late(x) <-- create_site(c), cfg_edge(c, x);
+    late(x) <-- late(y), cfg_edge(y, x);
+    concurrent(o, k) <-- late(x), stmt_func(x, m), main_func(m), effect(x, o, k);
     to_create(x) <-- create_site(c), cfg_edge(x, c);
     to_create(x) <-- cfg_edge(x, y), to_create(y);
     before(x) <-- to_create(x);

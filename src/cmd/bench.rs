@@ -72,6 +72,13 @@ pub struct Args {
     /// read/write times). A verdict difference exits 1.
     #[arg(long, conflicts_with_all = ["compare", "hunt", "paper_table2", "strategies", "out", "csv"])]
     pub incremental: bool,
+    /// Soundness and yield of program contexts (issue 13): every unreach-call task under
+    /// PATH verified with `--all` from `main` and from the context of its thread
+    /// functions (`agx verify --thread-entries`): violations per side, locations a created
+    /// thread violates from main that the finished context search missed (exit 1),
+    /// locations found only from the context, time.
+    #[arg(long, conflicts_with_all = ["compare", "hunt", "paper_table2", "strategies", "out", "csv", "incremental"])]
+    pub from_entries: bool,
     /// Trial workers of each hunt (`agx hunt --jobs`); 1 compares one core with one core.
     #[arg(long, default_value_t = 1, value_name = "N", requires = "hunt")]
     pub hunt_jobs: usize,
@@ -150,6 +157,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     child::install_interrupt_handler().context("catching SIGINT and SIGTERM")?;
     if args.incremental {
         return super::bench_incremental::run(&args.paths, args.timeout.duration(), args.memory);
+    }
+    if args.from_entries {
+        return super::bench_entries::run(&args.paths, args.timeout.duration(), args.memory);
     }
     if args.paper_table2 {
         return run_paper_table2(&args);

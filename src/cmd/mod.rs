@@ -1,8 +1,10 @@
 //! One module per subcommand; each has an `Args` (clap) and a `run(Args) -> Result<ExitCode>`.
 
 pub mod bench;
+pub mod bench_entries;
 pub mod bench_incremental;
 pub mod common;
+pub mod context_upgrade;
 pub mod dot;
 pub mod execution_graph;
 pub mod exit;

@@ -23,6 +23,7 @@
 //! the front end says `unsupported:` on stderr), 3 `unknown`.
 
 use super::common::{InputArgs, Seconds, TextOrJson};
+use super::context_upgrade::{self, Upgrade};
 use super::execution_graph::{self, GraphStep};
 use super::exit::Answer;
 use super::{dot, explain, witness_text};
@@ -30,7 +31,7 @@ use crate::driver::{incremental, Budget, Driver, Location, Overrun};
 use analysis::ir::Program;
 use anyhow::{bail, Context, Result};
 use explorer::concrete::race::RaceAccess;
-use explorer::concrete::UninitPolicy;
+use explorer::concrete::{UninitPolicy, ViolationKind};
 use explorer::symbolic::carry::Carry;
 use explorer::symbolic::{
     self, Checks, Config, Found, Incomplete, Reason, SearchOutcome, SearchStats, Strategy, Verdict,
@@ -132,13 +133,27 @@ pub struct Args {
     /// that context; `safe` holds for every initial state.
     #[arg(long, value_name = "FUNC[,FUNC...]", value_delimiter = ',')]
     pub entry: Vec<String>,
+    /// Start from the context of the thread functions `main` creates (at sites in `main`
+    /// or its callees; a site on a loop counts two threads), each at its entry, as
+    /// `--entry` does: the context `agx bench --from-entries` compares with `main`.
+    #[arg(long, conflicts_with_all = ["entry", "since"])]
+    pub thread_entries: bool,
+    /// After a violation of an assertion or `reach_error` from a context, hunt from
+    /// `main` toward its location (`agx hunt --target`, one job) for at most SECS seconds
+    /// per location, and say whether main reaches it too (the verdict then holds for the
+    /// program), refutes it, or neither within the budget.
+    #[arg(long, value_name = "SECS", default_value = "10")]
+    pub confirm_from_main: Seconds,
+    /// Do not hunt from `main` after a violation from a context.
+    #[arg(long)]
+    pub no_confirm_from_main: bool,
     /// Run N threads of each `--entry` function.
     #[arg(long, value_name = "N", default_value_t = 1, requires = "entry")]
     pub copies: u32,
     /// Drop the context's must-reach constraints (globals that keep their initializer or
     /// a value stored by main before the threads start, parameters never null): every
     /// global and parameter arbitrary, for measuring what the constraints remove.
-    #[arg(long, requires = "entry")]
+    #[arg(long)]
     pub no_context_constraints: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
@@ -201,7 +216,10 @@ pub enum Check {
 /// The work before the search, as a timeout's reason names it.
 const PRE_PASS: &str = "the front end and the slice pre-pass";
 
-pub fn run(args: Args) -> Result<ExitCode> {
+pub fn run(mut args: Args) -> Result<ExitCode> {
+    if args.no_context_constraints && args.entry.is_empty() && !args.thread_entries {
+        bail!("--no-context-constraints needs --entry or --thread-entries");
+    }
     // The budget covers the front end, the dpor+ag pre-pass (the rules run behind the
     // Type B slice) and the search: the first two run on a worker that is abandoned at the
     // deadline, and the search gets what is left.
@@ -210,15 +228,38 @@ pub fn run(args: Args) -> Result<ExitCode> {
     // run is most of its cost on small programs, and it needs nothing of NEW).
     let old_loading = args.since.as_ref().map(|old| load_beside(&args.input, old));
     let worker_args = args.clone();
-    let prepared = budget.run(PRE_PASS, move || -> Result<(Driver, Config)> {
-        let driver = Driver::new(worker_args.input.load()?);
-        let config = driver.verify_config(config(&worker_args, &driver)?);
-        Ok((driver, config))
-    })?;
+    let prepared = budget.run(
+        PRE_PASS,
+        move || -> Result<(Driver, Config, Vec<String>)> {
+            let mut worker_args = worker_args;
+            let driver = Driver::new(worker_args.input.load()?);
+            if worker_args.thread_entries {
+                worker_args.entry = driver.thread_entries();
+                if worker_args.entry.is_empty() {
+                    bail!(
+                        "--thread-entries: {} creates no thread from `main`",
+                        worker_args.input.file.display()
+                    );
+                }
+            }
+            let config = driver.verify_config(config(&worker_args, &driver)?);
+            Ok((driver, config, worker_args.entry))
+        },
+    )?;
     let (driver, mut config) = match prepared {
-        Ok(prepared) => prepared?,
+        Ok(prepared) => {
+            let (driver, config, entry) = prepared?;
+            args.entry = entry;
+            (driver, config)
+        }
         Err(overrun) => {
-            return report(&args, None, &overrun_outcome(args.strategy, &overrun), None)
+            return report(
+                &args,
+                None,
+                &overrun_outcome(args.strategy, &overrun),
+                None,
+                &[],
+            )
         }
     };
     let program = driver.program();
@@ -274,7 +315,29 @@ pub fn run(args: Args) -> Result<ExitCode> {
             }
         }
     }
-    report(&args, Some(program), &outcome, since.as_ref())
+    let upgrades = upgrades(&args, &outcome);
+    report(&args, Some(program), &outcome, since.as_ref(), &upgrades)
+}
+
+/// The hunts from `main` toward the locations violated from a context
+/// (`context_upgrade`): none from `main`, for other kinds, or when turned off.
+fn upgrades(args: &Args, outcome: &SearchOutcome) -> Vec<Upgrade> {
+    if args.entry.is_empty() || args.no_confirm_from_main || !args.program_args.is_empty() {
+        return Vec::new();
+    }
+    let mut locations: Vec<&str> = outcome
+        .violations
+        .iter()
+        .filter(|f| matches!(f.kind, ViolationKind::Assertion | ViolationKind::ReachError))
+        .map(|f| f.location.as_str())
+        .collect();
+    locations.sort_unstable();
+    locations.dedup();
+    let budget = args.confirm_from_main.duration();
+    locations
+        .into_iter()
+        .map(|l| context_upgrade::from_main(&args.input, l, budget))
+        .collect()
 }
 
 /// OLD's program being loaded on its own thread, and how long that took (ms).
@@ -389,6 +452,7 @@ fn report(
     program: Option<&Program>,
     outcome: &SearchOutcome,
     since: Option<&Incremental>,
+    upgrades: &[Upgrade],
 ) -> Result<ExitCode> {
     if let (Some(path), Some(found)) = (&args.witness_out, outcome.violations.first()) {
         let text = serde_json::to_string_pretty(&found.witness)?;
@@ -417,6 +481,9 @@ fn report(
         if let Some(s) = since {
             json["incremental"] = serde_json::to_value(s)?;
         }
+        if !upgrades.is_empty() {
+            json["from_main"] = serde_json::to_value(upgrades)?;
+        }
         println!("{}", serde_json::to_string(&json)?);
     } else {
         // Verdicts in colour on a terminal; anstream strips the escapes when stdout is not
@@ -428,7 +495,8 @@ fn report(
                 outcome,
                 !args.no_spurious_wakeups,
                 checks(args),
-                &context_label(args)
+                &context_label(args),
+                upgrades
             ))
         );
         if let Some(s) = since {
@@ -652,6 +720,7 @@ fn to_text(
     spurious: bool,
     checks: Checks,
     context: &str,
+    upgrades: &[Upgrade],
 ) -> String {
     use std::fmt::Write;
     let mut s = String::new();
@@ -663,6 +732,9 @@ fn to_text(
                     violation_text(&mut s, program, f);
                     if !context.is_empty() {
                         let _ = writeln!(s, "  feasible from this context: {context}");
+                    }
+                    if let Some(u) = upgrades.iter().find(|u| u.location == f.location) {
+                        let _ = writeln!(s, "  {}", u.text());
                     }
                 }
             }

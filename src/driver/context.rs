@@ -49,6 +49,52 @@ impl Driver {
     }
 }
 
+/// Threads of one function that a creation site on a cycle stands for in
+/// [`Driver::thread_entries`]: the loop's bound is not known statically.
+pub const COPIES_PER_LOOP_SITE: usize = 2;
+
+impl Driver {
+    /// The thread functions `main` creates (at sites in `main` or the functions it calls,
+    /// by points-to), one name per thread, in the order of their first creation site: a
+    /// site runs once, a site on a cycle [`COPIES_PER_LOOP_SITE`] times. Threads that
+    /// those threads create are left to them. The context of `--thread-entries`.
+    pub fn thread_entries(&self) -> Vec<String> {
+        let program = self.program();
+        let (facts, analysis) = self.analyzed();
+        let pt = &analysis.points_to;
+        let func_of: HashMap<analysis::ir::StmtId, FuncId> =
+            facts.stmt_func.iter().copied().collect();
+        let in_cycle: HashSet<analysis::ir::StmtId> =
+            facts.in_cycle.iter().map(|&(s,)| s).collect();
+        let mut from_main = HashSet::from([program.main]);
+        let mut pending = vec![program.main];
+        while let Some(f) = pending.pop() {
+            for &(site, g) in &pt.call_edges {
+                if func_of.get(&site) == Some(&f) && from_main.insert(g) {
+                    pending.push(g);
+                }
+            }
+        }
+        let mut sites: Vec<_> = pt
+            .thread_edges
+            .iter()
+            .filter(|(site, _)| func_of.get(site).is_some_and(|f| from_main.contains(f)))
+            .collect();
+        sites.sort();
+        let mut names = Vec::new();
+        for &&(site, f) in &sites {
+            let runs = if in_cycle.contains(&site) {
+                COPIES_PER_LOOP_SITE
+            } else {
+                1
+            };
+            let name = &program.function(f).name;
+            names.extend(std::iter::repeat_n(name.clone(), runs));
+        }
+        names
+    }
+}
+
 /// The defined function `name`, else an error naming the file.
 fn entry_function(program: &Program, name: &str) -> Result<FuncId> {
     match program
@@ -274,7 +320,11 @@ impl PointsToView<'_> {
         let func_of: HashMap<analysis::ir::StmtId, FuncId> =
             self.facts.stmt_func.iter().copied().collect();
         let mut sites = Vec::new();
-        for &f in funcs {
+        let mut distinct = funcs.to_vec();
+        distinct.sort();
+        distinct.dedup();
+        for &f in &distinct {
+            let threads = funcs.iter().filter(|&&g| g == f).count() * copies as usize;
             let of_f: Vec<_> = self
                 .pt
                 .thread_edges
@@ -286,12 +336,12 @@ impl PointsToView<'_> {
                 .iter()
                 .all(|c| func_of.get(c) == Some(&main) && !in_cycle.contains(c));
             let has_calls = self.pt.call_edges.iter().any(|&(_, g)| g == f);
-            if of_f.is_empty() || !all_from_main || has_calls || of_f.len() > copies as usize {
+            if of_f.is_empty() || !all_from_main || has_calls || of_f.len() > threads {
                 return (Vec::new(), Vec::new());
             }
             sites.extend(of_f);
         }
-        let reach = rules::must_reach::run(self.facts, self.pt, funcs, &sites);
+        let reach = rules::must_reach::run(self.facts, self.pt, &distinct, &sites);
         let obj_ir = &self.facts.names.obj_ir;
         let global = |o: analysis::facts::Obj| {
             obj_ir
@@ -449,13 +499,15 @@ int main(void) {{
     }
 
     #[test]
-    fn a_store_after_the_creation_does_not_reach() {
+    fn a_cell_main_writes_after_a_creation_has_no_fixed_value() {
+        // main runs on beside the context's threads: `limit` may already be 5 (or still
+        // 10) when the worker reads it, so neither store is the cell's definition.
         let d = driver(
             "after",
             &program("pthread_create(&t[0], 0, worker, 0); limit = 5;"),
         );
         let ctx = d.context(&["worker".to_string()], 1).unwrap();
-        assert_eq!(ctx.known_cells.len(), 1, "{:?}", ctx.known_cells);
-        assert_eq!(ctx.known_cells[0].bits, 10);
+        assert!(ctx.known_cells.is_empty(), "{:?}", ctx.known_cells);
+        assert!(!ctx.is_fixed(global(&d, "limit")));
     }
 }
