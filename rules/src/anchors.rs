@@ -219,7 +219,8 @@ fn function_args(facts: &Facts) -> HashMap<(StmtId, u32), FuncId> {
 /// `(call, create) → joins`: the call's only callee `g` runs `create` at most once per
 /// activation (outside any cycle), writing the handle into a stack slot of `g` that no
 /// other statement writes, and returns only values loaded from that slot after the create;
-/// the join's handle is the call's result (through copies), in the call's function.
+/// the join's handle is the call's result (through copies), in the call's function, which
+/// the call dominates.
 fn helper_joins(
     facts: &Facts,
     pts: &PointsTo,
@@ -228,6 +229,7 @@ fn helper_joins(
     func_of: &HashMap<StmtId, FuncId>,
 ) -> HashMap<(StmtId, StmtId), Vec<StmtId>> {
     let helpers = returned_handles(facts, pts, deps, func_of);
+    let dominates = dominance(facts);
     let mut callees: HashMap<StmtId, Vec<FuncId>> = HashMap::new();
     for &(k, f) in &cg.call_edges {
         callees.entry(k).or_default().push(f);
@@ -261,7 +263,7 @@ fn helper_joins(
             }
         }
         let Some(&k) = results.get(&v) else { continue };
-        if func_of.get(&k) != func_of.get(&j) {
+        if func_of.get(&k) != func_of.get(&j) || !dominates(k, j) {
             continue;
         }
         let Some([g]) = callees.get(&k).map(Vec::as_slice) else {
@@ -283,15 +285,7 @@ fn returned_handles(
 ) -> HashMap<FuncId, StmtId> {
     let in_cycle: HashSet<StmtId> = facts.in_cycle.iter().map(|c| c.0).collect();
     let slot_of: HashMap<_, FuncId> = facts.stack_obj.iter().copied().collect();
-    let interval: HashMap<StmtId, (u32, u32)> = facts
-        .dom_interval
-        .iter()
-        .map(|&(s, a, b)| (s, (a, b)))
-        .collect();
-    let dominates = |a: StmtId, b: StmtId| match (interval.get(&a), interval.get(&b)) {
-        (Some(&(pa, qa)), Some(&(pb, qb))) => pa <= pb && qb <= qa,
-        _ => false,
-    };
+    let dominates = dominance(facts);
     let mut defs: HashMap<Var, Vec<StmtId>> = HashMap::new();
     for &(s, v) in &facts.defines {
         defs.entry(v).or_default().push(s);
@@ -331,6 +325,19 @@ fn returned_handles(
         }
     }
     out
+}
+
+/// `dominates(a, b)`: `a` is on every path from its function's entry to `b`.
+fn dominance(facts: &Facts) -> impl Fn(StmtId, StmtId) -> bool {
+    let interval: HashMap<StmtId, (u32, u32)> = facts
+        .dom_interval
+        .iter()
+        .map(|&(s, a, b)| (s, (a, b)))
+        .collect();
+    move |a, b| match (interval.get(&a), interval.get(&b)) {
+        (Some(&(pa, qa)), Some(&(pb, qb))) => pa <= pb && qb <= qa,
+        _ => false,
+    }
 }
 
 /// No statement but `c` may write `cell` (the data-dependence write cells cover stores,
