@@ -63,6 +63,28 @@ fn races_on_unprotected_accesses_only() {
 }
 
 #[test]
+fn threads_created_through_a_helper_keep_their_order() {
+    // `spawn(first)` is joined before `spawn(second)`: only `racy` (second against main,
+    // between its creation and its join) races.
+    let ws = warnings("fixtures/warnings/create_in_helper.c");
+    let expected = BTreeSet::from([("race".to_string(), vec![16, 30])]);
+    assert_eq!(summary(&ws), expected);
+}
+
+#[test]
+fn a_lock_held_on_one_branch_counts_for_lock_order() {
+    let ws = warnings("fixtures/warnings/conditional_nesting.c");
+    let deadlocks: BTreeSet<_> = summary(&ws)
+        .into_iter()
+        .filter(|w| w.0 == "deadlock")
+        .collect();
+    assert_eq!(
+        deadlocks,
+        BTreeSet::from([("deadlock".to_string(), vec![14, 24])])
+    );
+}
+
+#[test]
 fn the_lock_order_inversion_and_no_race_under_both_locks() {
     let ws = warnings("fixtures/hunt/deadlock.c");
     let expected = BTreeSet::from([("deadlock".to_string(), vec![22, 33])]);

@@ -45,7 +45,8 @@
 //! per pair through [`HappensBefore::happens_before`] and used for may-happen-in-parallel.
 //! `join_of(j, c)` (computed directly, see [`join_sites`]): `j` joins exactly the thread
 //! created at `c`: its thread id is loaded from a register defined once, by a load from
-//! one cell that only `c` writes, and `c` dominates the load.
+//! one cell that only `c` writes, `c` dominates the load and is in no loop (else it may
+//! start several threads, of which the join waits for the last only).
 //!
 //! May-happen-in-parallel ([`HappensBefore::may_happen_in_parallel`]) is "threads that may
 //! run both functions", minus the pairs ordered by the rules above, further narrowed for
@@ -66,6 +67,7 @@
 //! interpreted by [`crate::dl`] and equal to this program on every fixture and corpus
 //! program (`rules/tests/dl_differential.rs`).
 
+use crate::anchors::{Anchor, Anchors};
 use crate::call_graph::CallGraph;
 use crate::data_dep::DataDeps;
 use crate::points_to::{sorted, PointsTo};
@@ -92,6 +94,8 @@ pub struct HappensBefore {
     creates: HashSet<StmtId>,
     joins: HashSet<StmtId>,
     spawns: Spawns,
+    anchors: Anchors,
+    main: Option<FuncId>,
 }
 
 impl HappensBefore {
@@ -152,6 +156,11 @@ impl HappensBefore {
     /// Whether `j` is a join site matched to a creation.
     pub fn is_matched_join(&self, j: StmtId) -> bool {
         self.joins.contains(&j)
+    }
+
+    /// `(join, call, create)`: joins of threads created in a helper that returns the handle.
+    pub fn helper_joins(&self) -> Vec<(StmtId, StmtId, StmtId)> {
+        self.anchors.helper_joins()
     }
 
     /// `ends_by(a, p)`: every run of memory access `a` ends before `p` ends.
@@ -277,6 +286,8 @@ pub fn run(facts: &Facts, pts: &PointsTo, cg: &CallGraph, deps: &DataDeps) -> Ha
         creates: cg.thread_edges.iter().map(|e| e.0).collect(),
         joins: join_of.iter().map(|j| j.0).collect(),
         spawns: Spawns::new(cg, &join_of),
+        anchors: Anchors::new(facts, pts, cg, deps),
+        main: facts.main_func.first().map(|m| m.0),
         join_of,
     }
 }
@@ -317,22 +328,52 @@ impl HappensBefore {
             || self.before_all(b, a)
             || self.after_all(a, b)
             || self.after_all(b, a)
+            || self.joined_then_created(a, b)
+            || self.joined_then_created(b, a)
+            || self.one_thread(a, b)
     }
 
-    /// The creation sites of every thread that runs the function of `s`, if `m`'s own
-    /// threads never run it (else `None`).
-    fn spawners(&self, s: StmtId, m: FuncId) -> Option<Vec<StmtId>> {
+    /// Code of `a` and `b` runs only in the threads of one entry, and `main` starts one
+    /// such thread at most: both run in one thread, one after the other.
+    fn one_thread(&self, a: StmtId, b: StmtId) -> bool {
+        let Some(m) = self.main.filter(|m| self.once.contains(m)) else {
+            return false;
+        };
+        let threads = |s: StmtId| {
+            self.func_of
+                .get(&s)
+                .and_then(|f| self.spawns.threads_of.get(f))
+        };
+        match (threads(a), threads(b)) {
+            (Some(x), Some(y)) if x == y && x.len() == 1 => {}
+            _ => return false,
+        }
+        match self.spawners(a, m) {
+            Some(xs) => match xs.iter().collect::<Vec<_>>().as_slice() {
+                [x] => self.anchors.starts_one(**x, &self.creates),
+                _ => false,
+            },
+            None => false,
+        }
+    }
+
+    /// The anchors in run-once `m` ([`Anchors::lift`]) of every thread that runs the
+    /// function of `s`, if `m`'s own threads never run it and every such thread is
+    /// created during one of them (else `None`).
+    fn spawners(&self, s: StmtId, m: FuncId) -> Option<BTreeSet<Anchor>> {
         let f = self.func_of.get(&s)?;
         let threads = self.spawns.threads_of.get(f)?;
         let own = self.spawns.threads_of.get(&m)?;
         if threads.iter().any(|t| own.contains(t)) {
             return None;
         }
-        let mut sites = Vec::new();
-        for t in threads {
-            sites.extend(self.spawns.sites_of.get(t)?.iter().copied());
+        let mut anchors = BTreeSet::new();
+        for &t in threads {
+            for &c in self.spawns.sites_of.get(&t)? {
+                anchors.extend(self.anchors.lift(t, c, m)?);
+            }
         }
-        Some(sites)
+        (!anchors.is_empty()).then_some(anchors)
     }
 
     fn run_once_func(&self, s: StmtId) -> Option<FuncId> {
@@ -342,39 +383,55 @@ impl HappensBefore {
             .filter(|m| self.once.contains(m))
     }
 
+    /// A join of anchor `x` that runs before `q` in the one activation of their function.
+    fn joined_before(&self, x: Anchor, q: StmtId) -> bool {
+        self.anchors
+            .joins_of(x, &self.spawns.joins_of)
+            .iter()
+            .any(|&j| self.ord(j, q))
+    }
+
+    /// `a` runs before every anchor of the threads that run `b`.
     fn before_all(&self, a: StmtId, b: StmtId) -> bool {
         let Some(m) = self.run_once_func(a) else {
             return false;
         };
-        match self.spawners(b, m) {
-            Some(sites) => !sites.is_empty() && sites.iter().all(|&c| self.ord(a, c)),
-            None => false,
-        }
+        self.spawners(b, m)
+            .is_some_and(|xs| xs.iter().all(|x| self.ord(a, x.site)))
     }
 
+    /// Every anchor of the threads that run `a` has a join before `b`.
     fn after_all(&self, a: StmtId, b: StmtId) -> bool {
         let Some(m) = self.run_once_func(b) else {
             return false;
         };
-        match self.spawners(a, m) {
-            Some(sites) => {
-                !sites.is_empty()
-                    && sites.iter().all(|c| {
-                        self.spawns
-                            .joins_of
-                            .get(c)
-                            .is_some_and(|js| js.iter().any(|&j| self.ord(j, b)))
-                    })
-            }
-            None => false,
-        }
+        self.spawners(a, m)
+            .is_some_and(|xs| xs.iter().all(|&x| self.joined_before(x, b)))
+    }
+
+    /// Every thread that runs `a` is joined, in `main`, before any thread that runs `b`
+    /// is created: each anchor of `a`'s threads has a join before every anchor of `b`'s.
+    fn joined_then_created(&self, a: StmtId, b: StmtId) -> bool {
+        let Some(m) = self.main.filter(|m| self.once.contains(m)) else {
+            return false;
+        };
+        let (Some(xs), Some(ys)) = (self.spawners(a, m), self.spawners(b, m)) else {
+            return false;
+        };
+        xs.iter().all(|&x| {
+            self.anchors
+                .joins_of(x, &self.spawns.joins_of)
+                .iter()
+                .any(|&j| ys.iter().all(|y| self.ord(j, y.site)))
+        })
     }
 }
 
 /// `(join, create)` pairs where the join provably waits for the thread of that create:
 /// the joined id is a register with one definition, a load from a single cell (not `*`)
 /// that no statement but the create writes, and the create dominates the load in the same
-/// function.
+/// function, outside any loop (a create in a loop starts several threads, and a join
+/// waits for the last only).
 pub fn join_sites(facts: &Facts, pts: &PointsTo, deps: &DataDeps) -> Vec<(StmtId, StmtId)> {
     let mut defs: HashMap<_, Vec<StmtId>> = HashMap::new();
     for &(s, v) in &facts.defines {
@@ -382,6 +439,8 @@ pub fn join_sites(facts: &Facts, pts: &PointsTo, deps: &DataDeps) -> Vec<(StmtId
     }
     let loads: HashMap<StmtId, _> = facts.load.iter().map(|&(s, _, a)| (s, a)).collect();
     let creates: HashSet<StmtId> = facts.thread_create.iter().map(|c| c.0).collect();
+    // A create in a loop may start several threads; a join waits only for the last.
+    let in_cycle: HashSet<StmtId> = facts.in_cycle.iter().map(|c| c.0).collect();
     let func_of: HashMap<StmtId, FuncId> = facts.stmt_func.iter().copied().collect();
     let interval: HashMap<StmtId, (u32, u32)> = facts
         .dom_interval
@@ -434,7 +493,7 @@ pub fn join_sites(facts: &Facts, pts: &PointsTo, deps: &DataDeps) -> Vec<(StmtId
             continue;
         }
         let same_func = func_of.get(c) == func_of.get(load) && func_of.get(c) == func_of.get(&j);
-        if creates.contains(c) && same_func && dominates(*c, *load) {
+        if creates.contains(c) && !in_cycle.contains(c) && same_func && dominates(*c, *load) {
             out.push((j, *c));
         }
     }

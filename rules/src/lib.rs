@@ -20,6 +20,7 @@
 #![allow(clippy::field_reassign_with_default)]
 
 pub mod abstract_system;
+mod anchors;
 pub mod call_graph;
 pub mod control_dep;
 pub mod data_dep;

@@ -6,18 +6,20 @@
 //! void *t2(void *a) { lock(&B); lock(&A); ... }   // s2: takes A holding B
 //! ```
 //!
-//! Facts: from [`crate::races::Locksets`]: `acquire(s, l)` (certain acquisitions) and
-//! `held(s, l)` (locks held on every path to `s`); `stmt_func`; and
+//! Facts: from [`crate::races::Locksets`]: `acquire(s, l)` (certain acquisitions),
+//! `held(s, l)` (locks held on every path to `s`) and `maybe_held(s, l)` (on some path);
+//! `stmt_func`; and
 //! may-happen-in-parallel from [`HappensBefore`].
 //!
 //! Rules:
 //! ```text
-//! order(h, l, s)      ← acquire(s, l), held(s, h), h ≠ l     s takes l while holding h
+//! order(h, l, s)      ← acquire(s, l), maybe_held(s, h), h ≠ l   s takes l, h held on some path
 //! inversion(s1, s2)   ← order(h, l, s1), order(l, h, s2), s1 < s2
 //! gated(s1, s2)       ← inversion(s1, s2), held(s1, g), held(s2, g), g ∉ {h, l}
 //! deadlock(s1, s2)    ← inversion(s1, s2), ¬gated(s1, s2), mhp(s1, s2)
 //! ```
-//! A gate lock held at both sites serializes them, so no deadlock. Only cycles of two
+//! A lock held on one branch counts (`lock(A); if (c) lock(B);` orders A before B), so an
+//! order from any path is reported. A gate lock held (on every path) at both sites serializes them, so no deadlock. Only cycles of two
 //! locks are reported (the common case; longer cycles need three threads). Acquisitions
 //! through a pointer that may name several mutexes are not `acquire` facts, so their
 //! inversions are missed.
@@ -71,13 +73,14 @@ ascent! {
     struct LockOrderProgram;
     relation acquire(StmtId, Lock);
     relation held(StmtId, Lock);
+    relation maybe_held(StmtId, Lock);
 
     relation order(Lock, Lock, StmtId);
     relation inversion(StmtId, StmtId, Lock, Lock);
     relation gated(StmtId, StmtId);
     relation candidate(StmtId, StmtId, Lock, Lock);
 
-    order(h, l, s) <-- acquire(s, l), held(s, h), if h != l;
+    order(h, l, s) <-- acquire(s, l), maybe_held(s, h), if h != l;
     inversion(s1, s2, h, l) <-- order(h, l, s1), order(l, h, s2), if s1 < s2;
     gated(s1, s2) <--
         inversion(s1, s2, h, l), held(s1, g), held(s2, g), if g != h && g != l;
@@ -90,6 +93,11 @@ pub fn run(locksets: &Locksets, cg: &CallGraph, hb: &HappensBefore) -> LockOrder
     p.acquire = locksets.acquires.clone();
     p.held = locksets
         .held
+        .iter()
+        .flat_map(|(&s, ls)| ls.iter().map(move |&l| (s, l)))
+        .collect();
+    p.maybe_held = locksets
+        .maybe_held
         .iter()
         .flat_map(|(&s, ls)| ls.iter().map(move |&l| (s, l)))
         .collect();
@@ -148,5 +156,12 @@ mod tests {
         assert!(lines.is_empty());
         let (lines, _) = inversions("conc/mutex_counter.c");
         assert!(lines.is_empty());
+    }
+
+    #[test]
+    fn a_lock_held_on_one_branch_orders_the_next_acquisition() {
+        // `left` takes `a` only when `flag` is set, then `b`; `right` takes `b` then `a`.
+        let (lines, _) = inversions("warnings/conditional_nesting.c");
+        assert_eq!(lines, BTreeSet::from([(14, 24)]));
     }
 }

@@ -35,6 +35,11 @@
 //! unheld_out(k, l)   ← call_edge(k, g), frees(g, l)
 //! unheld(t, l)       ← cfg_edge(s, t), unheld_out(s, l)
 //! held(s, l)         ← reachable(s), lock_obj(l), ¬unheld(s, l)
+//! maybe_held(e, l)   ← func_entry(f, e), atomic_body(f, l)
+//! maybe_held(e, l)   ← func_entry(f, e), call_edge(k, f), maybe_held(k, l)
+//! maybe_out(s, l)    ← acquire(s, l)
+//! maybe_out(s, l)    ← maybe_held(s, l), ¬release(s, l), ¬(call_edge(s, g), frees(g, l))
+//! maybe_held(t, l)   ← cfg_edge(s, t), maybe_out(s, l), reachable(t)
 //! access(s, c, w)    ← load(s, _, _), read_cell(s, c)    (w = false)
 //! access(s, c, w)    ← store(s, _, _), write_cell(s, c)  (w = true)
 //! own(s, o)          ← the address operand of s is &o, o a stack slot of s's function
@@ -43,6 +48,8 @@
 //! guarded(a, b)      ← conflict(a, b, _), held(a, l), held(b, l)
 //! race(a, b)         ← conflict(a, b, _), ¬guarded(a, b), mhp(a, b)
 //! ```
+//! `maybe_held` (some path reaches `s` holding `l`) is for lock order only, where a lock
+//! taken while another is held on one branch counts.
 //! `atomic_body(f, atomic)` holds for a `__VERIFIER_atomic_*` function (its body runs
 //! under the atomic lock); `c ⊓ c'`: the cells may overlap. Two accesses of a stack slot
 //! through its own address constant touch the slot of their own activation, never another
@@ -76,6 +83,9 @@ pub struct Locksets {
     pub held: BTreeMap<StmtId, BTreeSet<Lock>>,
     /// `acquire(s, l)`: `s` certainly acquires `l`.
     pub acquires: Vec<(StmtId, Lock)>,
+    /// `maybe_held(s, l)`: `l` is held at `s` on some path (lock order counts a lock
+    /// taken in a branch).
+    pub maybe_held: BTreeMap<StmtId, BTreeSet<Lock>>,
 }
 
 impl Locksets {
@@ -148,6 +158,9 @@ ascent! {
     relation unheld(StmtId, Lock);
     relation unheld_out(StmtId, Lock);
     relation held(StmtId, Lock);
+    relation call_frees(StmtId, Lock);
+    relation maybe_held(StmtId, Lock);
+    relation maybe_held_out(StmtId, Lock);
 
     lock_obj(l) <-- acquire(_, l);
     called(f) <-- call_edge(_, f);
@@ -163,6 +176,13 @@ ascent! {
     unheld_out(k, l) <-- call_edge(k, g), frees(g, l), lock_obj(l);
     unheld(t, l) <-- cfg_edge(s, t), unheld_out(s, l);
     held(s, l) <-- reachable(s), lock_obj(l), !unheld(s, l);
+
+    call_frees(k, l) <-- call_edge(k, g), frees(g, l);
+    maybe_held(e, l) <-- func_entry(f, e), atomic_body(f, l);
+    maybe_held(e, l) <-- func_entry(f, e), call_edge(k, f), maybe_held(k, l);
+    maybe_held_out(s, l) <-- acquire(s, l);
+    maybe_held_out(s, l) <-- maybe_held(s, l), !release(s, l), !call_frees(s, l);
+    maybe_held(t, l) <-- cfg_edge(s, t), maybe_held_out(s, l), reachable(t);
 }
 
 ascent! {
@@ -233,14 +253,19 @@ pub fn locksets(facts: &Facts, pts: &PointsTo, cg: &CallGraph) -> Locksets {
     p.acquire = acquires.clone();
     p.release = releases;
     p.run();
-    let mut held: BTreeMap<StmtId, BTreeSet<Lock>> = BTreeMap::new();
-    for (s, l) in p.held {
-        held.entry(s).or_default().insert(l);
-    }
     Locksets {
-        held,
+        held: by_stmt(p.held),
         acquires: sorted(acquires),
+        maybe_held: by_stmt(p.maybe_held),
     }
+}
+
+fn by_stmt(pairs: Vec<(StmtId, Lock)>) -> BTreeMap<StmtId, BTreeSet<Lock>> {
+    let mut m: BTreeMap<StmtId, BTreeSet<Lock>> = BTreeMap::new();
+    for (s, l) in pairs {
+        m.entry(s).or_default().insert(l);
+    }
+    m
 }
 
 /// Data races of a program.

@@ -308,6 +308,17 @@ pub const BUILTINS: &[Builtin] = &[
         },
     },
     Builtin {
+        name: "helper_join",
+        rule_set: "happens-before",
+        columns: &[("join", 's'), ("call", 's'), ("create", 's')],
+        doc: "the join waits for exactly the thread created at create during call (a helper that returns the handle)",
+        rows: |_, a, _, out| {
+            for (j, k, c) in a.happens_before.helper_joins() {
+                out.extend([s(j), s(k), s(c)]);
+            }
+        },
+    },
+    Builtin {
         name: "ends_by",
         rule_set: "happens-before",
         columns: &[("stmt", 's'), ("anchor", 's')],
@@ -471,6 +482,21 @@ pub const BUILTINS: &[Builtin] = &[
         rows: |facts, a, sy, out| {
             let ls = crate::races::locksets(facts, &a.points_to, &a.call_graph);
             for (&st, locks) in &ls.held {
+                for &l in locks {
+                    out.push(s(st));
+                    lock(out, sy, l);
+                }
+            }
+        },
+    },
+    Builtin {
+        name: "maybe_held",
+        rule_set: "races",
+        columns: &[("stmt", 's'), ("lock", 's'), ("offset", 'n')],
+        doc: "lock (a mutex cell, or (\"atomic\", 0)) is held at stmt on some path (lock order)",
+        rows: |facts, a, sy, out| {
+            let ls = crate::races::locksets(facts, &a.points_to, &a.call_graph);
+            for (&st, locks) in &ls.maybe_held {
                 for &l in locks {
                     out.push(s(st));
                     lock(out, sy, l);
