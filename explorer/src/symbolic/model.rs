@@ -52,7 +52,7 @@ pub fn topological(pool: &TermPool, t: TermId) -> Vec<TermId> {
     while let Some(x) = stack.pop() {
         if seen.insert(x) {
             out.push(x);
-            stack.extend(pool.children(pool.node(x)));
+            stack.extend_from_slice(&pool.children(pool.node(x)));
         }
     }
     out.sort_unstable();

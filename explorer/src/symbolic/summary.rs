@@ -40,6 +40,7 @@
 //! summary stops growing once its term has `size_bound` nodes.
 
 use super::dpor::{Access, VClock};
+#[cfg(test)]
 use super::model::topological;
 use super::names::ThreadKey;
 use super::term::{var_bloom, TermId, TermPool, Var};
@@ -120,11 +121,10 @@ pub fn substitute(
     map: &FxHashMap<TermId, TermId>,
     bits: u64,
 ) -> TermId {
+    let order = touched(pool, phi, bits);
     let mut done: FxHashMap<TermId, TermId> = FxHashMap::default();
-    for t in topological(pool, phi) {
-        if pool.bloom(t) & bits == 0 {
-            continue;
-        }
+    done.reserve(order.len());
+    for t in order {
         let new = if let Some(&r) = map.get(&t) {
             r
         } else {
@@ -133,20 +133,46 @@ pub fn substitute(
             if kids.is_empty() {
                 t
             } else {
-                let new_kids: Vec<TermId> = kids
-                    .iter()
-                    .map(|k| done.get(k).copied().unwrap_or(*k))
-                    .collect();
-                if new_kids == kids {
-                    t
-                } else {
+                let mut new_kids = kids;
+                let mut changed = false;
+                for (i, k) in kids.iter().enumerate() {
+                    if let Some(&r) = done.get(k) {
+                        changed |= r != *k;
+                        new_kids.set(i, r);
+                    }
+                }
+                if changed {
                     pool.rebuild(&node, &new_kids)
+                } else {
+                    t
                 }
             }
         };
         done.insert(t, new);
     }
     done.get(&phi).copied().unwrap_or(phi)
+}
+
+/// The subterms of `phi` (including `phi`) whose Bloom bits meet `bits`, children before
+/// parents (ascending ids, as hash-consing creates children first). A node's bits are
+/// the union of its children's, so a subterm without them has no descendant with them:
+/// the walk does not enter it (the whole DAG was walked before, for every step's wp).
+fn touched(pool: &TermPool, phi: TermId, bits: u64) -> Vec<TermId> {
+    let mut out = Vec::new();
+    if pool.bloom(phi) & bits == 0 {
+        return out;
+    }
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut stack = vec![phi];
+    while let Some(x) = stack.pop() {
+        if seen.insert(x) {
+            out.push(x);
+            let kids = pool.children(pool.node(x));
+            stack.extend(kids.iter().filter(|k| pool.bloom(**k) & bits != 0));
+        }
+    }
+    out.sort_unstable();
+    out
 }
 
 /// Renames input variables: `Input{t, i}` becomes `Fut{t, i - base(t)}` (`to_fut`) or
@@ -160,7 +186,7 @@ pub fn rename_inputs(
 ) -> Option<TermId> {
     let mut map = FxHashMap::default();
     let mut bits = 0;
-    for (v, w) in pool.vars(phi) {
+    for (v, w) in pool.input_vars(phi) {
         let renamed = match v {
             Var::Input { thread, index } if to_fut => Var::Fut {
                 thread,

@@ -115,6 +115,9 @@ pub struct TermPool {
     sizes: Vec<u32>,
     /// A 64-bit Bloom filter of the variables each term contains.
     blooms: Vec<u64>,
+    /// Whether each term mentions an `Input` or `Fut` variable (most summaries of
+    /// programs without inputs mention none, and renaming inputs can skip them).
+    has_inputs: Vec<bool>,
     index: std::collections::HashMap<Node, TermId, MixedBuild>,
 }
 
@@ -198,7 +201,7 @@ impl TermPool {
                 if seen.len() as u32 > cap {
                     break;
                 }
-                stack.extend(self.children(self.node(x)));
+                stack.extend_from_slice(&self.children(self.node(x)));
             }
         }
         seen.len() as u32
@@ -213,7 +216,7 @@ impl TermPool {
         if let Some(&id) = self.index.get(&node) {
             return id;
         }
-        let kids = self.children(&node);
+        let kids = kids_of(&node);
         let size = 1u32.saturating_add(
             kids.iter()
                 .fold(0u32, |acc, c| acc.saturating_add(self.sizes[c.index()])),
@@ -227,21 +230,18 @@ impl TermPool {
         self.sorts.push(sort);
         self.sizes.push(size);
         self.blooms.push(bloom);
+        self.has_inputs.push(match &node {
+            Node::Var { var, .. } => matches!(var, Var::Input { .. } | Var::Fut { .. }),
+            _ => kids.iter().any(|c| self.has_inputs[c.index()]),
+        });
         self.index.insert(node, id);
         id
     }
 
-    /// The direct subterms of a node.
-    pub fn children(&self, node: &Node) -> Vec<TermId> {
-        match *node {
-            Node::BoolConst(_) | Node::BvConst { .. } | Node::Var { .. } => vec![],
-            Node::Not(a) | Node::Neg(a) | Node::BNot(a) => vec![a],
-            Node::ZExt(a, _) | Node::SExt(a, _) | Node::Trunc(a, _) => vec![a],
-            Node::And(a, b) | Node::Or(a, b) | Node::Cmp(_, a, b) | Node::Bin(_, a, b) => {
-                vec![a, b]
-            }
-            Node::Ite(c, a, b) => vec![c, a, b],
-        }
+    /// The direct subterms of a node (without allocating: this runs for every node
+    /// of every term walk).
+    pub fn children(&self, node: &Node) -> Kids {
+        kids_of(node)
     }
 
     // ---- constants and variables ----
@@ -626,6 +626,30 @@ impl TermPool {
         }
     }
 
+    /// The `Input` and `Fut` variables of a term, sorted (as [`TermPool::vars`] would
+    /// list them); the walk skips subterms that mention none.
+    pub fn input_vars(&self, t: TermId) -> Vec<(Var, u8)> {
+        let mut out = Vec::new();
+        if !self.has_inputs[t.index()] {
+            return out;
+        }
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut stack = vec![t];
+        while let Some(t) = stack.pop() {
+            if !seen.insert(t) {
+                continue;
+            }
+            let node = self.node(t);
+            if let Node::Var { var, width } = *node {
+                out.push((var, width));
+            }
+            let kids = self.children(node);
+            stack.extend(kids.iter().filter(|k| self.has_inputs[k.index()]));
+        }
+        out.sort();
+        out
+    }
+
     /// The free variables of a term.
     pub fn vars(&self, t: TermId) -> Vec<(Var, u8)> {
         let mut seen = rustc_hash::FxHashSet::default();
@@ -639,11 +663,46 @@ impl TermPool {
             if let Node::Var { var, width } = *node {
                 out.push((var, width));
             }
-            stack.extend(self.children(node));
+            stack.extend_from_slice(&self.children(node));
         }
         out.sort();
         out
     }
+}
+
+/// The direct subterms of a node, at most three, held inline.
+#[derive(Clone, Copy, Debug)]
+pub struct Kids {
+    ids: [TermId; 3],
+    len: u8,
+}
+
+impl Kids {
+    /// Replaces the `i`-th child.
+    pub fn set(&mut self, i: usize, t: TermId) {
+        self.ids[..usize::from(self.len)][i] = t;
+    }
+}
+
+impl std::ops::Deref for Kids {
+    type Target = [TermId];
+    fn deref(&self) -> &[TermId] {
+        &self.ids[..usize::from(self.len)]
+    }
+}
+
+fn kids_of(node: &Node) -> Kids {
+    let none = TermId(0);
+    let (ids, len) = match *node {
+        Node::BoolConst(_) | Node::BvConst { .. } | Node::Var { .. } => ([none; 3], 0),
+        Node::Not(a) | Node::Neg(a) | Node::BNot(a) => ([a, none, none], 1),
+        Node::ZExt(a, _) | Node::SExt(a, _) | Node::Trunc(a, _) => ([a, none, none], 1),
+        Node::And(a, b) | Node::Or(a, b) | Node::Cmp(_, a, b) | Node::Bin(_, a, b) => {
+            ([a, b, none], 2)
+        }
+        Node::Ite(c, a, b) => ([c, a, b], 3),
+    };
+    Kids { ids, len }
 }
 
 /// The Bloom bit of a variable.
