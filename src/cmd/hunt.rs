@@ -97,6 +97,12 @@ pub struct Args {
     /// Do not explore spurious wake-ups of `pthread_cond_wait` (POSIX allows them).
     #[arg(long)]
     pub no_spurious_wakeups: bool,
+    /// Hunt only in schedules that switch away from a still-enabled thread at most K
+    /// times, in the guided trials and the exhaustive search (which then runs unreduced,
+    /// as `agx verify --context-bound K`); a schedule cut by the bound makes REFUTED
+    /// impossible: UNKNOWN names the bound.
+    #[arg(long, value_name = "K")]
+    pub context_bound: Option<u32>,
     /// Memory budget in MiB: live heap blocks beyond it end a path, and a search whose
     /// resident memory exceeds it stops; the verdict is then `unknown` naming `memory`.
     #[arg(long, value_name = "MIB", default_value_t = 4096)]
@@ -285,6 +291,7 @@ fn config(args: &Args) -> Config {
     c.spurious_wakeups = !args.no_spurious_wakeups;
     c.max_memory = args.max_memory.saturating_mul(1 << 20);
     c.program_name = args.input.file.display().to_string();
+    c.preemption_bound = args.context_bound;
     c
 }
 
@@ -362,6 +369,7 @@ fn undefined_behaviour(cfg: &Config, program: &Program) -> Result<Hunt> {
     search.spurious_wakeups = cfg.spurious_wakeups;
     search.max_memory = cfg.max_memory;
     search.program_name = cfg.program_name.clone();
+    search.preemption_bound = cfg.preemption_bound;
     let outcome = symbolic::verify(program, &search).context("hunting undefined behaviour")?;
     let mut hunt = match (outcome.verdict, outcome.violations.first()) {
         (symbolic::Verdict::Violation, Some(found)) => {

@@ -230,6 +230,11 @@ pub struct Config {
     /// Memory budget in bytes of the searches (see
     /// [`symbolic::Config::max_memory`](crate::symbolic::Config)). Default: 4 GiB.
     pub max_memory: u64,
+    /// Schedules with at most this many preemptions (see
+    /// [`symbolic::Config::preemption_bound`](crate::symbolic::Config)), in the guided
+    /// trials and the exhaustive search; a schedule cut by it makes REFUTED impossible.
+    /// Default: `None`.
+    pub preemption_bound: Option<u32>,
 }
 
 impl Default for Config {
@@ -252,6 +257,7 @@ impl Default for Config {
             program_name: String::new(),
             spurious_wakeups: true,
             max_memory: crate::concrete::DEFAULT_MAX_MEMORY,
+            preemption_bound: None,
         }
     }
 }
