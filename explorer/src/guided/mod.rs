@@ -102,6 +102,10 @@ pub use rounds::hunt_in_rounds;
 pub use trace::{AbstractGraph, AbstractNode, EdgeKind};
 pub use trials::hunt;
 
+/// Confirms a witness another search found (a PCT run, a prediction) against a goal:
+/// replays it and checks that it fails at one of the goal's locations.
+pub use goal::confirm_found as confirm_witness;
+
 use crate::concrete::{BlockedThread, UninitPolicy, Witness};
 use analysis::ir::StmtId;
 use serde::Serialize;
@@ -291,6 +295,10 @@ pub enum FoundBy {
     Guided,
     /// The exhaustive `dpor+ag` search of [`crate::symbolic`].
     Exhaustive,
+    /// A PCT run on the interpreter (`agx hunt --stages pct`).
+    Pct,
+    /// The predictive analysis of an observed PCT run ([`crate::predict`]).
+    Predict,
 }
 
 /// One step of a replayed witness.

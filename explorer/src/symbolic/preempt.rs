@@ -9,10 +9,14 @@
 //! preemptions", never `Safe`. A search that never skipped one is complete.
 //!
 //! The bound is applied to the unreduced search (`Strategy::Baseline`, no slice cuts,
-//! no summaries): DPOR may reach a reordering only through a schedule with more
-//! preemptions than an equivalent one (Coons, Musuvathi and McKinley, OOPSLA 2013), and a
-//! summary recorded under one remaining budget does not cover a node with a larger one.
-//! [`super::verify`] switches to that search when a bound is set.
+//! no summaries, no spin-loop reduction): DPOR may reach a reordering only through a
+//! schedule with more preemptions than an equivalent one (Coons, Musuvathi and McKinley,
+//! OOPSLA 2013), a summary recorded under one remaining budget does not cover a node with
+//! a larger one, and a spinning thread that stops makes the switch away from it free.
+//! [`super::verify`] switches to that search when a bound is set. A return to a state of
+//! the path is cut only when the earlier node had the same running thread and no more
+//! preemptions ([`Preemptions::covered_by`]): a schedule through the cycle shortened by
+//! it then stays within the bound.
 
 use super::engine::Engine;
 use super::state::{State, Tid};
