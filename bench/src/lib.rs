@@ -35,6 +35,7 @@ pub mod hunt;
 pub mod mutate;
 pub mod paper;
 pub mod peers;
+pub mod pipeline;
 pub mod report;
 pub mod results;
 pub mod run;

@@ -79,6 +79,13 @@ pub struct Args {
     /// locations found only from the context, time.
     #[arg(long, conflicts_with_all = ["compare", "hunt", "paper_table2", "strategies", "out", "csv", "incremental"])]
     pub from_entries: bool,
+    /// The hunt's stages against verify (issue 12, `bench::pipeline`): on every
+    /// expected-false unreach-call task under PATH, and every C file named as a PATH
+    /// without `// agx-verify:` directives (taken as having a bug), whether 1, 10 and 100
+    /// PCT runs find the bug, whether the prediction from those runs does, the whole
+    /// pipeline (`agx hunt --stages pct,predict,search`) and `agx verify`, with times.
+    #[arg(long, conflicts_with_all = ["compare", "hunt", "paper_table2", "incremental", "strategies", "out", "csv", "from_entries"])]
+    pub pipeline: bool,
     /// Trial workers of each hunt (`agx hunt --jobs`); 1 compares one core with one core.
     #[arg(long, default_value_t = 1, value_name = "N", requires = "hunt")]
     pub hunt_jobs: usize,
@@ -170,6 +177,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     if args.hunt {
         return run_hunt(&args, &discovery.tasks);
+    }
+    if args.pipeline {
+        return run_pipeline(&args, &discovery.tasks);
     }
     if discovery.tasks.is_empty() {
         bail!(
@@ -308,6 +318,51 @@ fn render(results: &Results, problems: &[String], show_tasks: bool) -> String {
 fn is_wrong(results: &Results) -> bool {
     results.records.iter().any(|r| r.outcome.is_wrong())
         || hunt::any_wrong(&results.records, &results.hunt)
+}
+
+/// `--pipeline`: the hunt's stages and verify on every program with a bug.
+fn run_pipeline(args: &Args, tasks: &[Task]) -> Result<ExitCode> {
+    let mut buggy: Vec<Task> = tasks
+        .iter()
+        .filter(|t| hunt::is_hunt_task(t))
+        .cloned()
+        .collect();
+    for path in &args.paths {
+        let plain_c = path.extension().is_some_and(|e| e == "c")
+            && !tasks
+                .iter()
+                .any(|t| t.source.as_ref().is_ok_and(|s| s == path));
+        if plain_c {
+            buggy.push(Task {
+                id: path.display().to_string(),
+                folder: path
+                    .parent()
+                    .map_or_else(String::new, |p| p.display().to_string()),
+                definition: path.clone(),
+                source: Ok(path.clone()),
+                property: task::Property::UnreachCall,
+                expected: Some(false),
+                data_model: DataModel::Ilp32,
+                extra_args: Vec::new(),
+            });
+        }
+    }
+    if buggy.is_empty() {
+        bail!(
+            "no expected-false unreach-call tasks or plain C files under {}",
+            shown(&args.paths)
+        );
+    }
+    let plan = plan(args)?;
+    let rows = run::parallel(
+        &buggy,
+        plan.jobs,
+        |t| t.id.clone(),
+        |t, _| bench::pipeline::run_one(t, &plan),
+    );
+    let rows: Vec<bench::pipeline::Row> = rows.into_iter().flatten().collect();
+    print_stdout(&bench::pipeline::render(&rows))?;
+    Ok(exit_code(false))
 }
 
 /// What one job of `--hunt` produced.

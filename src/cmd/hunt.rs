@@ -21,6 +21,7 @@
 
 mod report;
 mod since;
+mod stages;
 mod watch;
 
 use super::common::{InputArgs, Seconds, TargetArgs};
@@ -98,6 +99,32 @@ pub struct Args {
     /// Do not explore spurious wake-ups of `pthread_cond_wait` (POSIX allows them).
     #[arg(long)]
     pub no_spurious_wakeups: bool,
+    /// Hunt only in schedules that switch away from a still-enabled thread at most K
+    /// times, in the guided trials and the exhaustive search (which then runs unreduced,
+    /// as `agx verify --context-bound K`); a schedule cut by the bound makes REFUTED
+    /// impossible: UNKNOWN names the bound.
+    #[arg(long, value_name = "K")]
+    pub context_bound: Option<u32>,
+    /// The pipeline: `pct` (PCT runs on the interpreter), `predict` (the predictive
+    /// analysis of every PCT run that did not fail; its traces come from the PCT runs),
+    /// `search` (the guided search for the goals still open). PCT and prediction each get
+    /// a quarter of `--timeout` and run once for all goals; the report names the stage
+    /// that confirmed a goal. Default `search` alone: the report of the guided search is
+    /// unchanged unless the cheaper stages are asked for.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "search",
+        value_name = "pct,predict,search"
+    )]
+    pub stages: Vec<stages::Stage>,
+    /// PCT runs of the `pct` stage (seeds 1..N).
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub pct_runs: u64,
+    /// The bug depth PCT targets in the `pct` stage (depth - 1 priority change points).
+    #[arg(long, value_name = "D", default_value_t = 3)]
+    pub pct_depth: u32,
     /// Memory budget in MiB: live heap blocks beyond it end a path, and a search whose
     /// resident memory exceeds it stops; the verdict is then `unknown` naming `memory`.
     #[arg(long, value_name = "MIB", default_value_t = 4096)]
@@ -208,6 +235,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
     };
     let program = driver.program();
     let abs = driver.abstraction();
+    let early = stages::Early {
+        stages: args.stages.clone(),
+        runs: args.pct_runs,
+        depth: args.pct_depth,
+        budget: args.timeout.duration(),
+        program_name: args.input.file.display().to_string(),
+        spurious_wakeups: !args.no_spurious_wakeups,
+    };
+    let mut decided_early = stages::run(program, &specs, &early)?;
+    let search = args.stages.contains(&stages::Stage::Search);
     let mut cfg = config(&args);
     cfg.timeout = args.timeout.duration().saturating_sub(started.elapsed());
     let watch = watch::Watch::new(started, specs.len(), !args.quiet, total);
@@ -217,6 +254,17 @@ pub fn run(args: Args) -> Result<ExitCode> {
         scope.spawn(|| watch.watch(program, &specs, args.format));
         let hunts = guided::hunt_in_rounds(specs.len(), &cfg, args.first, |i, cfg| {
             let round_started = Instant::now();
+            if let Some(hunt) = decided_early[i].take() {
+                watch.after_round(i, &hunt);
+                return Ok(hunt);
+            }
+            if !search {
+                let reason = "not found by the stages before the search (no `search` stage)";
+                let hunt =
+                    Hunt::without_search(Verdict::Unknown, None, reason.into(), round_started);
+                watch.after_round(i, &hunt);
+                return Ok(hunt);
+            }
             let hunt = match watch.before_round(i, &specs[i].label) {
                 Ok(None) => hunt_one(cfg, &driver, &abs, &specs[i], &mut slices[i])?,
                 Ok(Some(left)) => {
@@ -293,6 +341,7 @@ fn config(args: &Args) -> Config {
     c.spurious_wakeups = !args.no_spurious_wakeups;
     c.max_memory = args.max_memory.saturating_mul(1 << 20);
     c.program_name = args.input.file.display().to_string();
+    c.preemption_bound = args.context_bound;
     c
 }
 
@@ -370,6 +419,7 @@ fn undefined_behaviour(cfg: &Config, program: &Program) -> Result<Hunt> {
     search.spurious_wakeups = cfg.spurious_wakeups;
     search.max_memory = cfg.max_memory;
     search.program_name = cfg.program_name.clone();
+    search.preemption_bound = cfg.preemption_bound;
     let outcome = symbolic::verify(program, &search).context("hunting undefined behaviour")?;
     let mut hunt = match (outcome.verdict, outcome.violations.first()) {
         (symbolic::Verdict::Violation, Some(found)) => {

@@ -155,6 +155,13 @@ pub struct Args {
     /// global and parameter arbitrary, for measuring what the constraints remove.
     #[arg(long)]
     pub no_context_constraints: bool,
+    /// Explore only schedules that switch away from a still-enabled thread (preempt it)
+    /// at most K times. The search then runs every such interleaving unreduced (strategy
+    /// `baseline`, no slice, no summary store: partial-order reduction and summaries are
+    /// not sound under a preemption bound); when the bound cut a schedule, finding
+    /// nothing is `unknown` ("no violation within K preemptions"), never `safe`.
+    #[arg(long, value_name = "K")]
+    pub context_bound: Option<u32>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
     pub format: TextOrJson,
@@ -366,7 +373,7 @@ fn since(
     budget: &Budget,
 ) -> Result<Incremental> {
     if !incremental::storable(config) {
-        bail!("--since needs --strategy dpor+ag, no --target and no --entry");
+        bail!("--since needs --strategy dpor+ag, no --target, no --entry and no --context-bound");
     }
     let (loaded, old_load_ms) = old_loading
         .join()
@@ -573,6 +580,11 @@ fn config(args: &Args, driver: &Driver) -> Result<Config> {
     c.spin_loops = !args.no_spin_reduction;
     c.max_memory = args.max_memory.saturating_mul(1 << 20);
     c.args = args.program_args.clone();
+    if let Some(k) = args.context_bound {
+        c.strategy = Strategy::Baseline;
+        c.slice = false;
+        c.preemption_bound = Some(k);
+    }
     let checks = checks(args);
     if !args.target.is_empty() {
         c.targets = Some(driver.verify_targets(&args.target, checks)?);
@@ -603,6 +615,7 @@ fn reason(outcome: &SearchOutcome) -> Option<String> {
         Reason::Unwind,
         Reason::MaxEvents,
         Reason::MaxThreads,
+        Reason::PreemptionBound,
     ];
     let pick = order
         .iter()

@@ -102,6 +102,10 @@ pub use rounds::hunt_in_rounds;
 pub use trace::{AbstractGraph, AbstractNode, EdgeKind};
 pub use trials::hunt;
 
+/// Confirms a witness another search found (a PCT run, a prediction) against a goal:
+/// replays it and checks that it fails at one of the goal's locations.
+pub use goal::confirm_found as confirm_witness;
+
 use crate::concrete::{BlockedThread, UninitPolicy, Witness};
 use analysis::ir::StmtId;
 use serde::Serialize;
@@ -230,6 +234,11 @@ pub struct Config {
     /// Memory budget in bytes of the searches (see
     /// [`symbolic::Config::max_memory`](crate::symbolic::Config)). Default: 4 GiB.
     pub max_memory: u64,
+    /// Schedules with at most this many preemptions (see
+    /// [`symbolic::Config::preemption_bound`](crate::symbolic::Config)), in the guided
+    /// trials and the exhaustive search; a schedule cut by it makes REFUTED impossible.
+    /// Default: `None`.
+    pub preemption_bound: Option<u32>,
 }
 
 impl Default for Config {
@@ -252,6 +261,7 @@ impl Default for Config {
             program_name: String::new(),
             spurious_wakeups: true,
             max_memory: crate::concrete::DEFAULT_MAX_MEMORY,
+            preemption_bound: None,
         }
     }
 }
@@ -285,6 +295,10 @@ pub enum FoundBy {
     Guided,
     /// The exhaustive `dpor+ag` search of [`crate::symbolic`].
     Exhaustive,
+    /// A PCT run on the interpreter (`agx hunt --stages pct`).
+    Pct,
+    /// The predictive analysis of an observed PCT run ([`crate::predict`]).
+    Predict,
 }
 
 /// One step of a replayed witness.

@@ -37,6 +37,8 @@ struct Node {
     wrong: Option<WrongSide>,
     /// The restart (generation) the node belongs to.
     gen: u32,
+    /// Preemptions on the node's path (see `Config::preemption_bound`).
+    preempted: u32,
 }
 
 /// `(h1, h2, h3)`, lower is better: abstract locations left; the distance of the threads
@@ -366,15 +368,34 @@ impl<'a> Trial<'a> {
         (h1, h2, mover_best)
     }
 
-    /// Every enabled thread's step from `node`.
+    /// Every enabled thread's step from `node` within the preemption bound (a step of
+    /// another thread than the one that moved last, while that one is still enabled, is a
+    /// preemption; a step the bound skips makes the trial incomplete).
     fn expand(&mut self, node: &Node) -> Produced {
         let enabled = self.e.enabled(&node.at);
+        let running = node.at.mover().filter(|r| enabled.contains(r));
         let mut out = Vec::new();
         for t in enabled {
+            let cost = u32::from(running.is_some_and(|r| r != t));
+            if let Some(k) = self
+                .cfg
+                .preemption_bound
+                .filter(|&k| node.preempted + cost > k)
+            {
+                let detail = format!(
+                    "no violation within {k} preemption(s); schedules with more were not \
+                     explored"
+                );
+                self.note("preemption bound", detail);
+                continue;
+            }
             let step = self.e.step(&node.at, t);
             match self.step(step, node.prog.clone(), node.gen) {
                 Produced::Confirmed(ev) => return Produced::Confirmed(ev),
-                Produced::Nodes(n) => out.extend(n),
+                Produced::Nodes(n) => out.extend(n.into_iter().map(|mut n| {
+                    n.preempted = node.preempted + cost;
+                    n
+                })),
             }
         }
         Produced::Nodes(out)
@@ -448,6 +469,7 @@ impl<'a> Trial<'a> {
                         prog,
                         wrong,
                         gen,
+                        preempted: 0,
                     });
                     return None;
                 }

@@ -390,6 +390,7 @@ fn exhaustive(
         program_name: cfg.program_name.clone(),
         spurious_wakeups: cfg.spurious_wakeups,
         max_memory: cfg.max_memory,
+        preemption_bound: cfg.preemption_bound,
         ..symbolic::Config::default()
     };
     match goal.kind {

@@ -104,6 +104,8 @@ pub struct Setup<'p> {
 /// current path, what it found and why it cannot conclude, its statistics and budget.
 pub struct SearchState {
     pub dpor: Dpor,
+    /// Each node of `dpor.nodes` where it stands in the preemption bound.
+    pub preemptions: Vec<super::preempt::Preemptions>,
     /// Nodes of the current path by state fingerprint.
     pub on_stack: FxHashMap<u64, Vec<usize>>,
     pub summaries: Option<Summaries>,
@@ -152,6 +154,7 @@ impl SearchState {
     fn new(cfg: &Config, wp_on: bool) -> SearchState {
         SearchState {
             dpor: Dpor::default(),
+            preemptions: Vec::new(),
             on_stack: FxHashMap::default(),
             summaries: wp_on.then(|| Summaries::new(cfg.summary_slots, cfg.summary_size_bound)),
             stats: SearchStats::default(),

@@ -73,6 +73,7 @@ pub(crate) mod local;
 pub(crate) mod model;
 pub(crate) mod names;
 pub(crate) mod path;
+pub(crate) mod preempt;
 pub(crate) mod race;
 pub(crate) mod reach;
 pub(crate) mod search;
@@ -258,6 +259,13 @@ pub struct Config {
     /// Start from a program context ([`crate::context`]) instead of `main`. Default:
     /// `None`.
     pub context: Option<crate::context::Context>,
+    /// Explore only schedules that switch away from a still-enabled thread at most this
+    /// many times (see `preempt`); a schedule cut by it makes the verdict at best
+    /// `Unknown` ([`Reason::PreemptionBound`]). [`verify`] then searches every
+    /// interleaving within the bound (`Baseline`, no slice, no carried summaries, no
+    /// spin-loop reduction): the reductions reorder steps, which can cost preemptions,
+    /// so they are not sound under it. Default: `None`.
+    pub preemption_bound: Option<u32>,
 }
 
 impl Default for Config {
@@ -287,6 +295,7 @@ impl Default for Config {
             carry: None,
             args: Vec::new(),
             context: None,
+            preemption_bound: None,
         }
     }
 }
@@ -320,6 +329,9 @@ pub enum Reason {
     /// [`Config::max_memory`]: a path's heap, or the process's resident memory.
     #[serde(rename = "memory")]
     Memory,
+    /// [`Config::preemption_bound`]: a schedule with more preemptions was not explored.
+    #[serde(rename = "preemption bound")]
+    PreemptionBound,
     /// The solver gave up on a query.
     #[serde(rename = "solver")]
     Solver,
@@ -341,11 +353,12 @@ pub enum Reason {
 }
 
 impl Reason {
-    pub const ALL: [Reason; 10] = [
+    pub const ALL: [Reason; 11] = [
         Reason::EagerEnd,
         Reason::MaxEvents,
         Reason::MaxThreads,
         Reason::Memory,
+        Reason::PreemptionBound,
         Reason::Solver,
         Reason::StateBound,
         Reason::Timeout,
@@ -360,6 +373,7 @@ impl Reason {
             Reason::MaxEvents => "max-events",
             Reason::MaxThreads => "max-threads",
             Reason::Memory => "memory",
+            Reason::PreemptionBound => "preemption bound",
             Reason::Solver => "solver",
             Reason::StateBound => "state bound",
             Reason::Timeout => "timeout",
@@ -500,6 +514,19 @@ const SEARCH_STACKS: [usize; 6] = [2 << 30, 1 << 30, 512 << 20, 256 << 20, 128 <
 /// The search runs on a thread of its own (with a large stack, since it recurses once per
 /// scheduling node and fork; Z3's context is per thread, so nothing of it escapes).
 pub fn verify(program: &Program, config: &Config) -> Result<SearchOutcome, VerifyError> {
+    let unreduced;
+    let config = if config.preemption_bound.is_some() {
+        unreduced = Config {
+            strategy: Strategy::Baseline,
+            slice: false,
+            carry: None,
+            spin_loops: false,
+            ..config.clone()
+        };
+        &unreduced
+    } else {
+        config
+    };
     std::thread::scope(|scope| {
         let mut last_error = None;
         for stack in SEARCH_STACKS {

@@ -15,6 +15,7 @@
 use super::dpor::{dependent, EventInfo, Footprint, NodeInfo, VClock};
 use super::engine::{set_clock, Engine, Sub};
 use super::names::ThreadKey;
+use super::preempt::Preemptions;
 use super::state::{State, Status, Tid};
 use super::step::StepCtx;
 use super::summary::{rename_inputs, substitute, Accesses, RwTable, RET_DEPTH};
@@ -167,8 +168,9 @@ impl<'p> Engine<'p> {
         if enabled.is_empty() || (stuck && self.setup.cfg.checks.deadlock) {
             return self.terminal(&st);
         }
+        let here = self.preemptions_at(&st, &enabled);
         let fp = st.fingerprint();
-        if let Some(m) = self.revisited(fp, &st) {
+        if let Some(m) = self.revisited(fp, &st, here) {
             // The path returned to the state of node m (a spin loop, say): everything
             // from here is explored from m, which is expanded fully. The cut subtree
             // claims nothing for summaries.
@@ -218,6 +220,7 @@ impl<'p> Engine<'p> {
             clocks,
             state: Some((fp, st.clone())),
         });
+        self.search.preemptions.push(here);
         let idx = self.search.dpor.nodes.len() - 1;
         self.search.on_stack.entry(fp).or_default().push(idx);
         let mut wp = self.pool.tru();
@@ -227,6 +230,9 @@ impl<'p> Engine<'p> {
                 break;
             }
             self.search.dpor.nodes[idx].done.insert(t);
+            if !self.within_preemption_bound(idx, &st, t) {
+                continue;
+            }
             let (trace, inputs) = (self.path.trace.len(), self.path.inputs.len());
             let sub = self.explore_step(st.clone(), t, StepCtx::of(t));
             self.path.trace.truncate(trace);
@@ -243,6 +249,7 @@ impl<'p> Engine<'p> {
             }
         }
         self.search.dpor.nodes.pop();
+        self.search.preemptions.pop();
         if let Some(v) = self.search.on_stack.get_mut(&fp) {
             v.pop();
         }
@@ -357,13 +364,16 @@ impl<'p> Engine<'p> {
         })
     }
 
-    /// The index of a node on the path whose state equals `st`.
-    fn revisited(&self, fp: u64, st: &State) -> Option<usize> {
+    /// The index of a node on the path whose state equals `st` and from which every
+    /// schedule of this node (at `here` in the preemption bound) is explored.
+    fn revisited(&self, fp: u64, st: &State, here: Preemptions) -> Option<usize> {
+        let bound = self.setup.cfg.preemption_bound;
         self.search.on_stack.get(&fp)?.iter().copied().find(|&m| {
-            self.search.dpor.nodes[m]
-                .state
-                .as_ref()
-                .is_some_and(|(_, s)| s.same_as(st))
+            here.covered_by(self.search.preemptions[m], bound)
+                && self.search.dpor.nodes[m]
+                    .state
+                    .as_ref()
+                    .is_some_and(|(_, s)| s.same_as(st))
         })
     }
 

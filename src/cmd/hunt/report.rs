@@ -5,7 +5,7 @@
 //! {"goal": 1, "origin": "--target", "target": "f.c:10", "kind": "reach",
 //!  "locations": [{"label": "f.c:10", "stmts": ["s4"]}],
 //!  "verdict": "confirmed" | "refuted" | "unknown", "found_by": "static" | "guided" |
-//!  "exhaustive" | null, "reason": "..." | null, "message": "..." | null,
+//!  "exhaustive" | "pct" | "predict" | null, "reason": "..." | null, "message": "..." | null,
 //!  "witness": <agx-witness> | null, "steps": [{"thread", "stmt", "location", "event"}],
 //!  "goal_threads": [{"thread", "stmt", "location"}], "blocked": [...],
 //!  "refinements": [{"branch", "definition", "added", "releases"}],
