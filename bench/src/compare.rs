@@ -98,7 +98,7 @@ pub fn compare(old: &Results, new: &Results) -> Comparison {
             .entry(n.strategy.clone())
             .or_default()
             .1
-            .add(n.expected, n.status);
+            .add(n.outcome, n.status);
         let partner = by_key
             .get(&n.key())
             .or_else(|| by_resolved.get(&n.resolved_key()));
@@ -124,7 +124,7 @@ pub fn compare(old: &Results, new: &Results) -> Comparison {
             .entry(r.strategy.clone())
             .or_default()
             .0
-            .add(r.expected, r.status);
+            .add(r.outcome, r.status);
         if !paired.contains(&r.key()) {
             c.only_old.push(label(r));
         }

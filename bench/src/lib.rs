@@ -30,6 +30,7 @@
 
 pub mod child;
 pub mod compare;
+pub mod disputed;
 pub mod entries;
 pub mod hunt;
 pub mod mutate;

@@ -11,7 +11,7 @@
 
 use super::median;
 use super::results::{Record, Results, DEFAULT_STRATEGY};
-use super::score::Tally;
+use super::score::{Correctness, Tally};
 use super::verify::Status;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -20,6 +20,7 @@ use std::fmt::Write as _;
 pub fn render(results: &Results, problems: &[String], show_tasks: bool) -> String {
     let mut out = String::new();
     wrong_verdicts(&mut out, &results.records);
+    disputed_verdicts(&mut out, &results.records);
     if !problems.is_empty() {
         let _ = writeln!(out, "\nDEFINITIONS NOT READ ({})", problems.len());
         for p in problems {
@@ -66,6 +67,35 @@ fn wrong_verdicts(out: &mut String, records: &[Record]) {
     out.push_str(&table.render(&[4]));
 }
 
+/// Every verdict against a disputed expectation, with the project's reason.
+fn disputed_verdicts(out: &mut String, records: &[Record]) {
+    let disputed: Vec<&Record> = records
+        .iter()
+        .filter(|r| r.outcome == Correctness::Disputed)
+        .collect();
+    if disputed.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\nDISPUTED EXPECTATIONS ({}): not scored; see bench/src/disputed.rs",
+        disputed.len()
+    );
+    for r in disputed {
+        let _ = writeln!(
+            out,
+            "  {} [{}] expected {}, got {}",
+            r.display_name(),
+            r.property,
+            expected_label(r.expected),
+            r.status.label()
+        );
+        if let Some(d) = crate::disputed::find(&r.task, &r.property) {
+            let _ = writeln!(out, "    why: {}", d.reason);
+        }
+    }
+}
+
 /// One row per record.
 fn tasks(out: &mut String, records: &[Record]) {
     let _ = writeln!(out, "\nTASKS ({})", records.len());
@@ -108,21 +138,22 @@ fn folders(out: &mut String, strategy: &str, records: &[&Record]) {
         per_folder
             .entry(&r.folder)
             .or_default()
-            .add(r.expected, r.status);
-        total.add(r.expected, r.status);
+            .add(r.outcome, r.status);
+        total.add(r.outcome, r.status);
     }
     let _ = writeln!(out, "\nFOLDERS (strategy {strategy})");
     let mut table = Table::new(&[
         "folder", "tasks", "correct", "c.true", "c.false", "wrong", "w.true", "w.false", "unknown",
-        "error", "timeout", "memout", "unsupp.", "n/s", "score",
+        "error", "timeout", "memout", "unsupp.", "n/s", "disp.", "score",
     ]);
     for (folder, tally) in per_folder.iter().chain([(&"TOTAL", &total)]) {
         table.row(tally_row(folder, tally));
     }
-    out.push_str(&table.render(&(1..15).collect::<Vec<_>>()));
+    out.push_str(&table.render(&(1..16).collect::<Vec<_>>()));
     let _ = writeln!(
         out,
-        "  (unsupp. = unsupported construct, n/s = property not supported; neither is scored)"
+        "  (unsupp. = unsupported construct, n/s = property not supported, disp. = disputed \
+         expectation; none is scored)"
     );
 }
 
@@ -142,6 +173,7 @@ fn tally_row(name: &str, t: &Tally) -> Vec<String> {
         t.out_of_memory.to_string(),
         t.unsupported.to_string(),
         t.not_supported.to_string(),
+        t.disputed.to_string(),
         t.score.to_string(),
     ]
 }
@@ -165,7 +197,7 @@ fn strategies(out: &mut String, results: &Results) {
         let mut runs = Vec::new();
         let mut states = Vec::new();
         for r in results.records.iter().filter(|r| &r.strategy == strategy) {
-            tally.add(r.expected, r.status);
+            tally.add(r.outcome, r.status);
             if decided(r) {
                 times.push(r.wall_time_ms as f64);
                 runs.extend(r.runs.map(|v| v as f64));
@@ -281,12 +313,15 @@ pub fn expected_label(expected: Option<bool>) -> &'static str {
     }
 }
 
-/// `ok` for a correct verdict, `WRONG` for a wrong one, blank otherwise.
+/// `ok` for a correct verdict, `WRONG` for a wrong one, `disputed` against a disputed
+/// expectation, blank otherwise.
 fn mark(r: &Record) -> &'static str {
     if r.outcome.is_correct() {
         "ok"
     } else if r.outcome.is_wrong() {
         "WRONG"
+    } else if r.outcome == Correctness::Disputed {
+        "disputed"
     } else {
         ""
     }

@@ -235,7 +235,7 @@ fn blank_record(task: &Task, strategy: &Option<String>) -> Record {
 
 fn set_status(record: &mut Record, status: Status, reason: Option<String>) {
     record.status = status;
-    record.outcome = Correctness::of(record.expected, status);
+    record.outcome = Correctness::judge(&record.task, &record.property, record.expected, status);
     record.score = record.outcome.score();
     record.reason = reason;
 }

@@ -5,7 +5,9 @@
 //! one *wrong true* (−32), FALSE on one that holds *wrong false* (−16). Every other status
 //! (UNKNOWN, ERROR, TIMEOUT, OUT OF MEMORY) scores 0, as in SV-COMP. Tasks with an
 //! unsupported construct or property, and tasks without an expected verdict, are counted
-//! apart and never scored either way.
+//! apart and never scored either way. A verdict against an expectation the project
+//! disputes (`crate::disputed`, each with its evidence) is *disputed*: scored 0 and listed
+//! apart, neither correct nor wrong.
 
 use super::verify::Status;
 use serde::{Deserialize, Serialize};
@@ -24,6 +26,8 @@ pub enum Correctness {
     Unsupported,
     /// A verdict on a task without an expected verdict.
     NoExpectation,
+    /// A verdict against an expectation listed in `crate::disputed`.
+    Disputed,
 }
 
 impl Correctness {
@@ -46,6 +50,19 @@ impl Correctness {
         }
     }
 
+    /// Judges `status` on `property` of `task` against `expected`, except that a verdict
+    /// contradicting an expectation the project disputes is [`Correctness::Disputed`].
+    pub fn judge(task: &str, property: &str, expected: Option<bool>, status: Status) -> Self {
+        let outcome = Correctness::of(expected, status);
+        let disputed = crate::disputed::find(task, property)
+            .is_some_and(|d| expected == Some(d.expected) && outcome.is_wrong());
+        if disputed {
+            Correctness::Disputed
+        } else {
+            outcome
+        }
+    }
+
     /// The SV-COMP score.
     pub fn score(self) -> i64 {
         match self {
@@ -53,7 +70,10 @@ impl Correctness {
             Correctness::CorrectFalse => 1,
             Correctness::WrongTrue => -32,
             Correctness::WrongFalse => -16,
-            Correctness::NoVerdict | Correctness::Unsupported | Correctness::NoExpectation => 0,
+            Correctness::NoVerdict
+            | Correctness::Unsupported
+            | Correctness::NoExpectation
+            | Correctness::Disputed => 0,
         }
     }
 
@@ -85,14 +105,15 @@ pub struct Tally {
     pub not_supported: u32,
     /// A verdict where none was expected.
     pub no_expectation: u32,
+    /// A verdict against a disputed expectation (`crate::disputed`).
+    pub disputed: u32,
     pub score: i64,
 }
 
 impl Tally {
-    /// Counts one task.
-    pub fn add(&mut self, expected: Option<bool>, status: Status) {
+    /// Counts one task judged `outcome` with `status`.
+    pub fn add(&mut self, outcome: Correctness, status: Status) {
         self.tasks += 1;
-        let outcome = Correctness::of(expected, status);
         self.score += outcome.score();
         let counter = match (outcome, status) {
             (Correctness::CorrectTrue, _) => &mut self.correct_true,
@@ -100,6 +121,7 @@ impl Tally {
             (Correctness::WrongTrue, _) => &mut self.wrong_true,
             (Correctness::WrongFalse, _) => &mut self.wrong_false,
             (Correctness::NoExpectation, _) => &mut self.no_expectation,
+            (Correctness::Disputed, _) => &mut self.disputed,
             (_, Status::NotSupported) => &mut self.not_supported,
             (_, Status::Unsupported) => &mut self.unsupported,
             (_, Status::Timeout) => &mut self.timeout,
@@ -144,21 +166,24 @@ mod tests {
 
     #[test]
     fn sv_comp_score_arithmetic() {
+        fn add(t: &mut Tally, expected: Option<bool>, status: Status) {
+            t.add(Correctness::of(expected, status), status);
+        }
         let mut t = Tally::default();
         for _ in 0..3 {
-            t.add(Some(true), Status::True); // +2 each
+            add(&mut t, Some(true), Status::True); // +2 each
         }
-        t.add(Some(false), Status::False); // +1
-        t.add(Some(false), Status::False); // +1
-        t.add(Some(false), Status::True); // -32
-        t.add(Some(true), Status::False); // -16
-        t.add(Some(true), Status::Unknown);
-        t.add(Some(true), Status::Error);
-        t.add(Some(false), Status::Timeout);
-        t.add(Some(false), Status::OutOfMemory);
-        t.add(Some(true), Status::Unsupported);
-        t.add(Some(false), Status::NotSupported);
-        t.add(None, Status::True);
+        add(&mut t, Some(false), Status::False); // +1
+        add(&mut t, Some(false), Status::False); // +1
+        add(&mut t, Some(false), Status::True); // -32
+        add(&mut t, Some(true), Status::False); // -16
+        add(&mut t, Some(true), Status::Unknown);
+        add(&mut t, Some(true), Status::Error);
+        add(&mut t, Some(false), Status::Timeout);
+        add(&mut t, Some(false), Status::OutOfMemory);
+        add(&mut t, Some(true), Status::Unsupported);
+        add(&mut t, Some(false), Status::NotSupported);
+        add(&mut t, None, Status::True);
         assert_eq!(t.score, 3 * 2 + 2 - 32 - 16);
         assert_eq!(t.tasks, 14);
         assert_eq!((t.correct_true, t.correct_false), (3, 2));
@@ -172,5 +197,22 @@ mod tests {
             (1, 1, 1)
         );
         assert_eq!((t.correct(), t.wrong()), (5, 2));
+    }
+
+    #[test]
+    fn a_disputed_expectation_is_neither_correct_nor_wrong() {
+        let lamport = "pthread-atomic/lamport";
+        let judged = Correctness::judge(lamport, "no-data-race", Some(true), Status::False);
+        assert_eq!(judged, Correctness::Disputed);
+        assert_eq!(judged.score(), 0);
+        assert!(!judged.is_wrong() && !judged.is_correct());
+        // Agreeing with the file, or another property of the task, is judged as usual.
+        let agrees = Correctness::judge(lamport, "no-data-race", Some(true), Status::True);
+        assert_eq!(agrees, Correctness::CorrectTrue);
+        let other = Correctness::judge(lamport, "unreach-call", Some(true), Status::False);
+        assert_eq!(other, Correctness::WrongFalse);
+        let mut t = Tally::default();
+        t.add(judged, Status::False);
+        assert_eq!((t.disputed, t.wrong(), t.correct(), t.score), (1, 0, 0, 0));
     }
 }

@@ -313,9 +313,20 @@ fn next_significant(bytes: &[u8], mut i: usize) -> Option<u8> {
 }
 
 /// The name an item declares: the last identifier before the first `(`, `[`, `=`, `{`
-/// or `;` (`char *strcpy(...)`, `int optind = 1;`, `struct __agx_timeval {`).
+/// or `;` (`char *strcpy(...)`, `int optind = 1;`, `struct __agx_timeval {`), or the
+/// first after `(*` in a parenthesized declarator.
 fn item_name(item: &str) -> Option<String> {
     let stop = item.find(['(', '[', '=', '{', ';']).unwrap_or(item.len());
+    // A declarator in parentheses (`void (*handlers[32])(void);`, `int (*f(void))(int)`):
+    // the name is the first identifier after `(*`, not the type before the parenthesis.
+    if let Some(inner) = item[stop..]
+        .strip_prefix('(')
+        .and_then(|rest| rest.trim_start().strip_prefix('*'))
+    {
+        if let Some(name) = identifiers(inner).next() {
+            return Some(name.to_string());
+        }
+    }
     identifiers(&item[..stop]).last().map(str::to_string)
 }
 
@@ -410,5 +421,13 @@ mod tests {
             Some("strlen")
         );
         assert_eq!(item_name("int optind = 1;").as_deref(), Some("optind"));
+        assert_eq!(
+            item_name("void (*__agx_atexit_handlers[32])(void);").as_deref(),
+            Some("__agx_atexit_handlers")
+        );
+        assert_eq!(
+            item_name("int (*pick(int k))(int) { return 0; }").as_deref(),
+            Some("pick")
+        );
     }
 }
