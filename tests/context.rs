@@ -102,6 +102,7 @@ fn a_context_witness_carries_its_initial_state_and_replays() {
     assert_eq!(found.code, Some(1), "{}", found.stderr);
     let text = std::fs::read_to_string(&witness).expect("witness written");
     let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    common::agx_schema::assert_witness(&json, "heap_list context witness");
     assert_eq!(json["context"]["threads"].as_array().map(Vec::len), Some(1));
     let replayed = agx(&["run", "fixtures/context/heap_list.c", "--witness", &w]);
     assert_eq!(replayed.code, Some(1), "{}", replayed.stderr);

@@ -40,6 +40,7 @@ fn temp_dir(name: &str) -> PathBuf {
 
 /// Replays a witness with `agx run` for exactly its schedule; returns the run's JSON.
 fn replay(file: &str, witness: &Value, name: &str) -> Value {
+    common::agx_schema::assert_witness(witness, &format!("{name} witness"));
     let path = temp_dir(name).join("witness.json");
     std::fs::write(&path, witness.to_string()).unwrap();
     let steps = witness["schedule"].as_array().unwrap().len().to_string();
@@ -383,4 +384,49 @@ fn without_assertions_undefined_behaviour_is_the_goal() {
     assert_eq!(clean.len(), 1, "{clean:?}");
     assert_eq!(clean[0]["verdict"], "refuted", "{}", clean[0]);
     assert_eq!(clean[0]["found_by"], "exhaustive", "{}", clean[0]);
+}
+
+/// Each goal is announced on stderr the moment it is decided (terminal or not), in the
+/// order decided, before the report on stdout; `--quiet` hides the announcements.
+#[test]
+fn each_goal_is_announced_on_stderr_when_decided_unless_quiet() {
+    let run = |quiet: bool| {
+        let mut args: Vec<String> = [
+            "hunt",
+            "fixtures/hunt/two_assertions.c",
+            "--assertions",
+            "--jobs",
+            "1",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        if quiet {
+            args.push("--quiet".into());
+        }
+        process::run(&agx_bin(), &args, &project_root(), Duration::from_secs(300))
+    };
+    let shown = run(false);
+    assert_eq!(shown.code, Some(1), "{}", shown.stderr);
+    let announced: Vec<&str> = shown
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("hunt: goal "))
+        .collect();
+    assert_eq!(announced.len(), 2, "{}", shown.stderr);
+    assert!(
+        announced
+            .iter()
+            .any(|l| l.starts_with("hunt: goal 1 decided: CONFIRMED (")),
+        "{announced:?}"
+    );
+    assert!(
+        announced
+            .iter()
+            .any(|l| l.starts_with("hunt: goal 2 decided: REFUTED (")),
+        "{announced:?}"
+    );
+    let quiet = run(true);
+    assert_eq!(quiet.code, Some(1), "{}", quiet.stderr);
+    assert!(!quiet.stderr.contains("decided"), "{}", quiet.stderr);
 }

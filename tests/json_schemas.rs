@@ -9,45 +9,7 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-/// Resolves a schema's `$ref` to another file of docs/schemas by its file name.
-struct SchemaFolder;
-
-impl jsonschema::Retrieve for SchemaFolder {
-    fn retrieve(
-        &self,
-        uri: &jsonschema::Uri<String>,
-    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
-        let name = uri.path().as_str().rsplit('/').next().unwrap_or_default();
-        let text = std::fs::read_to_string(project_root().join("docs/schemas").join(name))?;
-        Ok(serde_json::from_str(&text)?)
-    }
-}
-
-fn validator(schema: &str) -> jsonschema::Validator {
-    let text = std::fs::read_to_string(project_root().join("docs/schemas").join(schema))
-        .expect("the schema file");
-    let schema: Value = serde_json::from_str(&text).expect("the schema is JSON");
-    jsonschema::options()
-        .with_retriever(SchemaFolder)
-        .build(&schema)
-        .expect("the schema compiles")
-}
-
-/// Every schema error of `instance`, one line each.
-fn errors(schema: &str, instance: &Value) -> Vec<String> {
-    validator(schema)
-        .iter_errors(instance)
-        .map(|e| format!("{e} at {}", e.instance_path()))
-        .collect()
-}
-
-fn assert_valid(schema: &str, instance: &Value, what: &str) {
-    let errs = errors(schema, instance);
-    assert!(
-        errs.is_empty(),
-        "{what} against {schema}: {errs:#?}\n{instance:#}"
-    );
-}
+use common::agx_schema::{assert_valid, errors};
 
 /// stdout of `agx args` as JSON, with the exit code checked.
 fn agx_json(args: &[&str], code: i32) -> Value {

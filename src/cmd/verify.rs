@@ -238,7 +238,18 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     let before_search = budget.elapsed();
     config.timeout = budget.left();
-    let mut outcome = symbolic::verify(program, &config)?;
+    // `--trace` writes the search's events to stderr: no progress line redrawn over them.
+    let line = if config.trace {
+        None
+    } else {
+        super::progress::search_line("verify")
+    };
+    config.progress = line.as_ref().map(|(_, observer)| observer.clone());
+    let searched = symbolic::verify(program, &config);
+    if let Some((bar, _)) = line {
+        bar.finish_and_clear();
+    }
+    let mut outcome = searched?;
     if let Some(at) = &store_at {
         let key = incremental::record_key(program, &config);
         match incremental::write(at, &key, &outcome.carried) {

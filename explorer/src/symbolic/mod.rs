@@ -258,6 +258,29 @@ pub struct Config {
     /// Start from a program context ([`crate::context`]) instead of `main`. Default:
     /// `None`.
     pub context: Option<crate::context::Context>,
+    /// Told how far the search has come about once a second (the library prints nothing
+    /// itself: a progress display is the caller's). Default: `None`.
+    pub progress: Option<ProgressObserver>,
+}
+
+/// How far a search has come, as a [`ProgressObserver`] is told.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchProgress {
+    pub runs: u64,
+    pub partial_runs: u64,
+    pub states: u64,
+    /// Since the search started.
+    pub elapsed: Duration,
+}
+
+/// A caller's progress display: called on the search's thread, so it must be quick.
+#[derive(Clone)]
+pub struct ProgressObserver(pub std::sync::Arc<dyn Fn(SearchProgress) + Send + Sync>);
+
+impl std::fmt::Debug for ProgressObserver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProgressObserver")
+    }
 }
 
 impl Default for Config {
@@ -287,6 +310,7 @@ impl Default for Config {
             carry: None,
             args: Vec::new(),
             context: None,
+            progress: None,
         }
     }
 }
