@@ -115,6 +115,7 @@ fn a_context_witness_carries_its_initial_state_and_replays() {
     // the initial state is what makes it feasible.
     let mut plain = json.clone();
     plain.as_object_mut().expect("object").remove("context");
+    common::agx_schema::assert_witness(&plain, "heap_list witness without its context");
     std::fs::write(&witness, plain.to_string()).expect("write");
     let from_main = agx(&["run", "fixtures/context/heap_list.c", "--witness", &w]);
     assert_ne!(from_main.code, Some(1), "{}", from_main.stderr);

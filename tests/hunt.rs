@@ -234,6 +234,7 @@ fn warnings_as_sarif_feed_hunt_and_come_back_with_verdicts() {
     let dir = temp_dir("sarif");
     let file = "fixtures/hunt/race_counter.c";
     let (_, warnings) = agx(&["warnings", file]);
+    schemas::check_sarif(&serde_json::from_str(&warnings).expect("warnings' SARIF is JSON"));
     let path = dir.join("warnings.sarif");
     std::fs::write(&path, &warnings).unwrap();
     let (code, out) = agx(&[
