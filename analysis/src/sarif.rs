@@ -480,10 +480,8 @@ fn fingerprint(f: &Finding) -> String {
         hasher.update(artifact_location(&l.file).uri.as_bytes());
         hasher.update(l.line.to_le_bytes());
     }
-    hasher.finalize()[..16]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    // The digest's own hex, its first 16 bytes (32 digits).
+    format!("{:.32x}", hasher.finalize())
 }
 
 /// A SARIF 2.1.0 log of `findings` by tool `tool` (version `version`). The run's
