@@ -1,6 +1,7 @@
 //! The progress display of a search, in the CLI: the symbolic engine (a library) prints
 //! nothing itself and tells a [`ProgressObserver`] how far it has come; here that becomes
-//! one indicatif line on stderr, only on a terminal, cleared when the search ends.
+//! one indicatif line on stderr, only on a terminal, from the engine's first report on
+//! (a search shorter than a second shows none), cleared when the search ends.
 //! `agx hunt` draws its own line (`hunt/watch.rs`) and gives its searches no observer,
 //! so two lines never interleave.
 
@@ -16,16 +17,20 @@ pub fn search_line(command: &str) -> Option<(ProgressBar, ProgressObserver)> {
     if !std::io::stderr().is_terminal() {
         return None;
     }
-    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(4));
+    // Hidden until the engine's first report (about a second in): a search that ends
+    // sooner leaves no line flickering on the terminal.
+    let bar = ProgressBar::hidden();
     let template = format!("{command} [{{elapsed_precise}}] {{spinner}} {{msg}}");
     bar.set_style(
         ProgressStyle::with_template(&template)
             .unwrap_or_else(|_| ProgressStyle::default_spinner()),
     );
-    bar.set_message("searching");
-    bar.enable_steady_tick(Duration::from_millis(250));
     let shown = bar.clone();
     let observer = ProgressObserver(Arc::new(move |p: SearchProgress| {
+        if shown.is_hidden() {
+            shown.set_draw_target(ProgressDrawTarget::stderr_with_hz(4));
+            shown.enable_steady_tick(Duration::from_millis(250));
+        }
         shown.set_message(message(&p));
     }));
     Some((bar, observer))
