@@ -1,6 +1,6 @@
 //! agx's JSON outputs validate against their schemas in docs/schemas (JSON Schema 2020-12,
-//! with `$ref`s between the files resolved from that folder): verify's and hunt's reports,
-//! witnesses, and bench's results file, each written by the real binary on fixtures.
+//! with `$ref`s between the files resolved from that folder): verify's, hunt's and run's
+//! reports, witnesses, and bench's results file, each written by the real binary on fixtures.
 
 mod common;
 
@@ -97,6 +97,80 @@ fn verify_reports_and_their_witnesses() {
         &read_json(&witness),
         "run witness",
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `agx run --format json` of every outcome kind: completed, a violation with inputs, a
+/// bound, a deadlock and a data race (replayed from verify's witnesses), with --save-trace.
+#[test]
+fn run_reports() {
+    let dir = scratch("run");
+    let w = dir.join("w.json");
+    let w = w.to_str().unwrap();
+    let run = |args: &[&str], code: i32, outcome: &str, kind: Option<&str>| {
+        let report = agx_json(&[&["run"], args, &["--format", "json"]].concat(), code);
+        assert_valid("run-report.schema.json", &report, &format!("run {args:?}"));
+        assert_eq!(report["outcome"]["outcome"], outcome, "{args:?}");
+        if let Some(kind) = kind {
+            assert_eq!(report["outcome"]["kind"], kind, "{args:?}");
+        }
+        report
+    };
+    run(&["fixtures/verify/lock_counter.c"], 0, "completed", None);
+    run(
+        &["fixtures/verify/lock_counter.c", "--max-steps", "3"],
+        3,
+        "bound_hit",
+        None,
+    );
+    // Each witness comes from verify, then replays as a run.
+    let verified = |args: &[&str]| {
+        agx_json(
+            &[&["verify"], args, &["--format", "json", "--witness-out", w]].concat(),
+            1,
+        );
+    };
+    verified(&["fixtures/verify/input_bug.c"]);
+    let trace = dir.join("trace.json");
+    let with_inputs = run(
+        &[
+            "fixtures/verify/input_bug.c",
+            "--witness",
+            w,
+            "--trace",
+            "--save-trace",
+            trace.to_str().unwrap(),
+        ],
+        1,
+        "violation",
+        Some("assertion"),
+    );
+    assert!(!with_inputs["inputs"].as_array().unwrap().is_empty());
+    assert!(!with_inputs["trace"].as_array().unwrap().is_empty());
+    verified(&["fixtures/verify/deadlock_ab.c", "--check", "deadlock"]);
+    let deadlock = run(
+        &["fixtures/verify/deadlock_ab.c", "--witness", w],
+        1,
+        "violation",
+        Some("deadlock"),
+    );
+    assert!(!deadlock["outcome"]["blocked"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+    verified(&[
+        "fixtures/verify/data_race_after_flag.c",
+        "--check",
+        "race",
+        "--no-assertions",
+    ]);
+    let race = run(
+        &["fixtures/verify/data_race_after_flag.c", "--witness", w],
+        1,
+        "violation",
+        Some("data_race"),
+    );
+    assert!(race["outcome"]["race"]["first"]["location"].is_string());
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -202,4 +276,17 @@ fn the_schemas_reject_what_agx_does_not_write() {
     let mut broken = report;
     broken["verdict"] = serde_json::json!("maybe");
     assert!(!errors("verify-report.schema.json", &broken).is_empty());
+    // A run report with an unknown outcome, or a span without its file, is rejected.
+    let run = agx_json(
+        &["run", "fixtures/verify/race_counter.c", "--format", "json"],
+        0,
+    );
+    assert!(errors("run-report.schema.json", &run).is_empty());
+    let mut broken = run.clone();
+    broken["outcome"]["outcome"] = serde_json::json!("exploded");
+    assert!(!errors("run-report.schema.json", &broken).is_empty());
+    let mut broken = run;
+    broken["trace"] = serde_json::json!([{"thread": 0, "stmt": 1, "event": "statement",
+                                          "span": {"line": 3, "col": 1}}]);
+    assert!(!errors("run-report.schema.json", &broken).is_empty());
 }
