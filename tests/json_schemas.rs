@@ -174,6 +174,44 @@ fn run_reports() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `agx warnings --format json`: races, a lock-order inversion and assertions, and the
+/// findings of user rules (`--rules`); each exits 1 (warnings found).
+#[test]
+fn warnings_reports() {
+    let mut kinds = std::collections::BTreeSet::new();
+    for file in [
+        "fixtures/hunt/race_counter.c",
+        "fixtures/hunt/deadlock.c",
+        "fixtures/verify/race_counter.c",
+    ] {
+        let report = agx_json(&["warnings", file, "--format", "json"], 1);
+        assert_valid("warnings-report.schema.json", &report, file);
+        for w in report.as_array().unwrap() {
+            kinds.insert(w["kind"].as_str().unwrap().to_string());
+        }
+    }
+    assert_eq!(
+        kinds.into_iter().collect::<Vec<_>>(),
+        ["assertion", "deadlock", "race"]
+    );
+    let findings = agx_json(
+        &[
+            "warnings",
+            "fixtures/conc/store_after_unlock.c",
+            "--rules",
+            "docs/rules/store_after_unlock.dl",
+            "--format",
+            "json",
+        ],
+        1,
+    );
+    assert_valid("warnings-report.schema.json", &findings, "--rules findings");
+    assert_eq!(findings[0]["rule_id"], "store_after_unlock");
+    let mut broken = findings;
+    broken[0]["stmt"] = serde_json::json!(7);
+    assert!(!errors("warnings-report.schema.json", &broken).is_empty());
+}
+
 #[test]
 fn hunt_reports() {
     let cases: [(&[&str], i32); 3] = [
