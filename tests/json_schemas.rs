@@ -212,6 +212,65 @@ fn warnings_reports() {
     assert!(!errors("warnings-report.schema.json", &broken).is_empty());
 }
 
+/// `agx slice --format json` (a ranked target and a dropped one) and `agx impact --format
+/// json` (changed lines, and the diff of two versions).
+#[test]
+fn slice_and_impact_reports() {
+    let ranked = agx_json(
+        &[
+            "slice",
+            "fixtures/paper/s1_slice.c",
+            "--assertions",
+            "--format",
+            "json",
+        ],
+        0,
+    );
+    assert_valid("slice-report.schema.json", &ranked, "s1 slice");
+    assert_eq!(ranked[0]["rank"], 1);
+    assert!(!ranked[0]["abstract_edges"].as_array().unwrap().is_empty());
+    let dropped = agx_json(
+        &[
+            "slice",
+            "fixtures/hunt/unreachable.c",
+            "--target",
+            "unreachable.c:12",
+            "--format",
+            "json",
+        ],
+        0,
+    );
+    assert_valid("slice-report.schema.json", &dropped, "dropped target");
+    assert!(dropped[0]["dropped"].is_string(), "{dropped}");
+    let lines = agx_json(
+        &[
+            "impact",
+            "fixtures/paper/s1_slice.c",
+            "--changed",
+            "6",
+            "--format",
+            "json",
+        ],
+        0,
+    );
+    assert_valid("impact-report.schema.json", &lines, "impact of line 6");
+    let versions = agx_json(
+        &[
+            "impact",
+            "fixtures/paper/s4_summary_reuse_new.c",
+            "--old",
+            "fixtures/paper/s4_summary_reuse.c",
+            "--format",
+            "json",
+        ],
+        0,
+    );
+    assert_valid("impact-report.schema.json", &versions, "impact of a diff");
+    let mut broken = versions;
+    broken["forward"][0]["line"] = serde_json::json!("1");
+    assert!(!errors("impact-report.schema.json", &broken).is_empty());
+}
+
 #[test]
 fn hunt_reports() {
     let cases: [(&[&str], i32); 3] = [
