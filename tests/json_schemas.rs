@@ -271,6 +271,33 @@ fn slice_and_impact_reports() {
     assert!(!errors("impact-report.schema.json", &broken).is_empty());
 }
 
+/// `agx rules eval` and `agx rules print` with `--format json`: relations of tuples.
+#[test]
+fn rules_tables() {
+    let program = "fixtures/conc/store_after_unlock.c";
+    let eval = agx_json(
+        &[
+            "rules",
+            "eval",
+            "docs/rules/store_after_unlock.dl",
+            program,
+            "--format",
+            "json",
+        ],
+        0,
+    );
+    assert_valid("rules-tables.schema.json", &eval, "rules eval");
+    assert!(
+        eval["store_after_unlock"][0]["source"].is_string(),
+        "{eval}"
+    );
+    let printed = agx_json(&["rules", "print", "race", program, "--format", "json"], 0);
+    assert_valid("rules-tables.schema.json", &printed, "rules print race");
+    let mut broken = eval;
+    broken["store_after_unlock"][0]["stmt"] = serde_json::json!([1]);
+    assert!(!errors("rules-tables.schema.json", &broken).is_empty());
+}
+
 #[test]
 fn hunt_reports() {
     let cases: [(&[&str], i32); 3] = [
