@@ -147,6 +147,30 @@ fn run_reports() {
     );
     assert!(!with_inputs["inputs"].as_array().unwrap().is_empty());
     assert!(!with_inputs["trace"].as_array().unwrap().is_empty());
+    // The observed traces `--save-trace` writes (`agx predict` reads them).
+    let observed = read_json(&trace);
+    assert_valid("agx-trace.schema.json", &observed, "input_bug trace");
+    let mut broken = observed;
+    broken["threads"][0]["events"][0]["kind"] = serde_json::json!("read");
+    broken["threads"][0]["events"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("value");
+    assert!(!errors("agx-trace.schema.json", &broken).is_empty());
+    // Synchronizations, a condition wait's reacquire, thread ends, pointer values.
+    for fixture in [
+        "fixtures/predict/s7_fusion.c",
+        "fixtures/conc/condvar_prodcons.c",
+        "fixtures/lang/malloc_free.c",
+    ] {
+        run(
+            &[fixture, "--save-trace", trace.to_str().unwrap()],
+            0,
+            "completed",
+            None,
+        );
+        assert_valid("agx-trace.schema.json", &read_json(&trace), fixture);
+    }
     verified(&["fixtures/verify/deadlock_ab.c", "--check", "deadlock"]);
     let deadlock = run(
         &["fixtures/verify/deadlock_ab.c", "--witness", w],
