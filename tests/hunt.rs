@@ -431,3 +431,34 @@ fn each_goal_is_announced_on_stderr_when_decided_unless_quiet() {
     assert_eq!(quiet.code, Some(1), "{}", quiet.stderr);
     assert!(!quiet.stderr.contains("decided"), "{}", quiet.stderr);
 }
+
+/// A confirmed goal reads like verify's violation: the `why:` line of the lost update, and
+/// every step with its thread's start function, its IR statement and its source line.
+#[test]
+fn a_confirmed_goal_is_explained_step_by_step() {
+    let (code, out) = agx(&[
+        "hunt",
+        "fixtures/verify/race_counter.c",
+        "--assertions",
+        "--jobs",
+        "1",
+    ]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains(
+            "  why: thread 2 (`inc`) writes `counter` at line 12 from its read at line 11, \
+             overwriting thread 1 (`inc`)'s write at line 12; thread 0 (`main`) then reads it \
+             at line 22"
+        ) || out.contains(
+            "  why: thread 1 (`inc`) writes `counter` at line 12 from its read at line 11, \
+             overwriting thread 2 (`inc`)'s write at line 12; thread 0 (`main`) then reads it \
+             at line 22"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("thread 1 (inc)") && out.contains("r2 = load i32 &counter"),
+        "{out}"
+    );
+    assert!(out.contains("          | counter = tmp + 1;"), "{out}");
+}

@@ -387,7 +387,7 @@ fn report(program: &Program, execution: &Execution, trace: bool) -> String {
     out
 }
 
-fn step_text(program: &Program, stmt: analysis::ir::StmtId, event: EventKind) -> String {
+pub(crate) fn step_text(program: &Program, stmt: analysis::ir::StmtId, event: EventKind) -> String {
     let loc = program.stmt_locs[stmt.index()];
     let func = program.function(loc.func);
     match (event, program.stmt(stmt)) {
