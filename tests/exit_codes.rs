@@ -88,6 +88,12 @@ fn hunt_exits_by_its_goals_a_confirmation_first() {
 fn run_exits_by_the_outcome_of_its_one_run() {
     check(&[
         (&["run", SAFE], 0, "steps:"),
+        // --trace shows each step's thread start function and source line.
+        (
+            &["run", SAFE, "--trace"],
+            0,
+            "thread 1 (inc)      fixtures/verify/lock_counter.c:12 r3 = lock &m\n            | pthread_mutex_lock(&m);",
+        ),
         (
             &["run", "fixtures/lang/assert_fail.c", "--input", "3"],
             1,
