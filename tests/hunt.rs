@@ -461,4 +461,20 @@ fn a_confirmed_goal_is_explained_step_by_step() {
         "{out}"
     );
     assert!(out.contains("          | counter = tmp + 1;"), "{out}");
+    // Through a pointer (`el->e`): the summary comes from the witness's replay.
+    let (code, out) = agx(&[
+        "hunt",
+        "fixtures/paper/s6_abstract_system.c",
+        "--assertions",
+        "--jobs",
+        "1",
+    ]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains(
+            "  why: thread 1 (`thread_a`) reads `elem`+40 at line 9 as last written by \
+             thread 2 (`thread_b`) at line 12"
+        ),
+        "{out}"
+    );
 }

@@ -714,7 +714,7 @@ fn violation_text(s: &mut String, program: &Program, f: &Found) {
             stmt: st.stmt,
         })
         .collect();
-    if let Some(summary) = explain::summary(program, &entries(f), &plain, f.thread) {
+    if let Some(summary) = explain::summary(program, &entries(f), &plain, &f.witness, f.thread) {
         let _ = writeln!(s, "  why: {summary}");
     }
     let functions = explain::thread_functions(program, &entries(f), &plain);

@@ -160,7 +160,7 @@ fn evidence_text(program: &Program, o: &GoalOutcome, s: &mut String) {
         .map(|&(t, _)| t)
         .or(ev.steps.last().map(|st| st.thread));
     if let (false, true, Some(failing)) = (is_race, ev.blocked.is_empty(), failing) {
-        if let Some(summary) = explain::summary(program, &entries, &plain, failing) {
+        if let Some(summary) = explain::summary(program, &entries, &plain, &ev.witness, failing) {
             let _ = writeln!(s, "  why: {summary}");
         }
     }
