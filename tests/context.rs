@@ -102,6 +102,7 @@ fn a_context_witness_carries_its_initial_state_and_replays() {
     assert_eq!(found.code, Some(1), "{}", found.stderr);
     let text = std::fs::read_to_string(&witness).expect("witness written");
     let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    common::agx_schema::assert_witness(&json, "heap_list context witness");
     assert_eq!(json["context"]["threads"].as_array().map(Vec::len), Some(1));
     let replayed = agx(&["run", "fixtures/context/heap_list.c", "--witness", &w]);
     assert_eq!(replayed.code, Some(1), "{}", replayed.stderr);
@@ -114,6 +115,7 @@ fn a_context_witness_carries_its_initial_state_and_replays() {
     // the initial state is what makes it feasible.
     let mut plain = json.clone();
     plain.as_object_mut().expect("object").remove("context");
+    common::agx_schema::assert_witness(&plain, "heap_list witness without its context");
     std::fs::write(&witness, plain.to_string()).expect("write");
     let from_main = agx(&["run", "fixtures/context/heap_list.c", "--witness", &w]);
     assert_ne!(from_main.code, Some(1), "{}", from_main.stderr);

@@ -88,6 +88,12 @@ fn hunt_exits_by_its_goals_a_confirmation_first() {
 fn run_exits_by_the_outcome_of_its_one_run() {
     check(&[
         (&["run", SAFE], 0, "steps:"),
+        // --trace shows each step's thread start function and source line.
+        (
+            &["run", SAFE, "--trace"],
+            0,
+            "thread 1 (inc)      fixtures/verify/lock_counter.c:12 r3 = lock &m\n            | pthread_mutex_lock(&m);",
+        ),
         (
             &["run", "fixtures/lang/assert_fail.c", "--input", "3"],
             1,
@@ -147,5 +153,26 @@ fn commands_that_judge_nothing_exit_0_or_2() {
         (&["slice", RACY, "--assertions"], 0, "backward slice"),
         (&["slice", RACY, "--target", "race_counter.c:1"], 2, ":1"),
         (&["no-such-command"], 2, "unrecognized subcommand"),
+        (&["impact", RACY, "--changed", "1"], 0, ""),
+        (&["impact", RACY], 2, "--changed"),
+        (&["rules", "list"], 0, "must-reach"),
+        (&["rules", "print", "race", RACY], 0, "race"),
+        (&["rules", "print", "no_such", RACY], 2, "no_such"),
+        (&["completions", "bash"], 0, "agx"),
+        (&["man"], 0, ".TH"),
+        (&["predict", RACY], 2, "--trace"),
     ]);
+}
+
+/// `agx facts` writes files and judges nothing: 0, or 2 for an unreadable program.
+#[test]
+fn facts_exits_0_or_2() {
+    let dir = project_root().join(format!("target/exit-codes-facts-{}", std::process::id()));
+    let out = dir.to_str().unwrap();
+    check(&[
+        (&["facts", RACY, "-o", out], 0, ""),
+        (&["facts", "no/such/file.c", "-o", out], 2, "no such file"),
+    ]);
+    assert!(dir.join("schema.dl").is_file(), "facts wrote schema.dl");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -40,6 +40,7 @@ fn temp_dir(name: &str) -> PathBuf {
 
 /// Replays a witness with `agx run` for exactly its schedule; returns the run's JSON.
 fn replay(file: &str, witness: &Value, name: &str) -> Value {
+    common::agx_schema::assert_witness(witness, &format!("{name} witness"));
     let path = temp_dir(name).join("witness.json");
     std::fs::write(&path, witness.to_string()).unwrap();
     let steps = witness["schedule"].as_array().unwrap().len().to_string();
@@ -233,6 +234,7 @@ fn warnings_as_sarif_feed_hunt_and_come_back_with_verdicts() {
     let dir = temp_dir("sarif");
     let file = "fixtures/hunt/race_counter.c";
     let (_, warnings) = agx(&["warnings", file]);
+    schemas::check_sarif(&serde_json::from_str(&warnings).expect("warnings' SARIF is JSON"));
     let path = dir.join("warnings.sarif");
     std::fs::write(&path, &warnings).unwrap();
     let (code, out) = agx(&[
@@ -383,4 +385,96 @@ fn without_assertions_undefined_behaviour_is_the_goal() {
     assert_eq!(clean.len(), 1, "{clean:?}");
     assert_eq!(clean[0]["verdict"], "refuted", "{}", clean[0]);
     assert_eq!(clean[0]["found_by"], "exhaustive", "{}", clean[0]);
+}
+
+/// Each goal is announced on stderr the moment it is decided (terminal or not), in the
+/// order decided, before the report on stdout; `--quiet` hides the announcements.
+#[test]
+fn each_goal_is_announced_on_stderr_when_decided_unless_quiet() {
+    let run = |quiet: bool| {
+        let mut args: Vec<String> = [
+            "hunt",
+            "fixtures/hunt/two_assertions.c",
+            "--assertions",
+            "--jobs",
+            "1",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        if quiet {
+            args.push("--quiet".into());
+        }
+        process::run(&agx_bin(), &args, &project_root(), Duration::from_secs(300))
+    };
+    let shown = run(false);
+    assert_eq!(shown.code, Some(1), "{}", shown.stderr);
+    let announced: Vec<&str> = shown
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("hunt: goal "))
+        .collect();
+    assert_eq!(announced.len(), 2, "{}", shown.stderr);
+    assert!(
+        announced
+            .iter()
+            .any(|l| l.starts_with("hunt: goal 1 decided: CONFIRMED (")),
+        "{announced:?}"
+    );
+    assert!(
+        announced
+            .iter()
+            .any(|l| l.starts_with("hunt: goal 2 decided: REFUTED (")),
+        "{announced:?}"
+    );
+    let quiet = run(true);
+    assert_eq!(quiet.code, Some(1), "{}", quiet.stderr);
+    assert!(!quiet.stderr.contains("decided"), "{}", quiet.stderr);
+}
+
+/// A confirmed goal reads like verify's violation: the `why:` line of the lost update, and
+/// every step with its thread's start function, its IR statement and its source line.
+#[test]
+fn a_confirmed_goal_is_explained_step_by_step() {
+    let (code, out) = agx(&[
+        "hunt",
+        "fixtures/verify/race_counter.c",
+        "--assertions",
+        "--jobs",
+        "1",
+    ]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains(
+            "  why: thread 2 (`inc`) writes `counter` at line 12 from its read at line 11, \
+             overwriting thread 1 (`inc`)'s write at line 12; thread 0 (`main`) then reads it \
+             at line 22"
+        ) || out.contains(
+            "  why: thread 1 (`inc`) writes `counter` at line 12 from its read at line 11, \
+             overwriting thread 2 (`inc`)'s write at line 12; thread 0 (`main`) then reads it \
+             at line 22"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("thread 1 (inc)") && out.contains("r2 = load i32 &counter"),
+        "{out}"
+    );
+    assert!(out.contains("          | counter = tmp + 1;"), "{out}");
+    // Through a pointer (`el->e`): the summary comes from the witness's replay.
+    let (code, out) = agx(&[
+        "hunt",
+        "fixtures/paper/s6_abstract_system.c",
+        "--assertions",
+        "--jobs",
+        "1",
+    ]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains(
+            "  why: thread 1 (`thread_a`) reads `elem`+40 at line 9 as last written by \
+             thread 2 (`thread_b`) at line 12"
+        ),
+        "{out}"
+    );
 }

@@ -1,6 +1,6 @@
 //! A long `agx hunt`: `--total-timeout` bounds the whole command, SIGINT ends it with the
 //! report of the results so far (UNKNOWN naming the interruption, exit 3), and the
-//! progress line shows on a terminal only.
+//! progress lines (hunt's and verify's) show on a terminal only.
 
 mod common;
 
@@ -126,17 +126,21 @@ fn sigint_reports_the_results_so_far() {
     );
 }
 
-#[test]
-fn progress_shows_on_a_terminal_unless_quiet() {
-    // `script` gives agx a terminal; without it (not util-linux) this cannot be checked.
-    let Ok(which) = Command::new("sh")
+/// Whether `script` (util-linux) can give agx a terminal; says SKIPPED for `test` if not.
+fn script_available(test: &str) -> bool {
+    let found = Command::new("sh")
         .args(["-c", "command -v script"])
         .output()
-    else {
-        return;
-    };
-    if !which.status.success() {
-        eprintln!("SKIPPED progress_shows_on_a_terminal_unless_quiet: no `script` command");
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        eprintln!("SKIPPED {test}: no `script` command");
+    }
+    found
+}
+
+#[test]
+fn progress_shows_on_a_terminal_unless_quiet() {
+    if !script_available("progress_shows_on_a_terminal_unless_quiet") {
         return;
     }
     let file = slow_program("progress");
@@ -162,4 +166,40 @@ fn progress_shows_on_a_terminal_unless_quiet() {
     let quiet = run(true);
     assert!(!quiet.contains("decided"), "{quiet}");
     assert!(quiet.contains("1 goal(s): 0 confirmed"), "{quiet}");
+}
+
+/// `agx verify`'s progress line is the CLI's, fed by the engine's progress observer: on a
+/// terminal it names the search's runs and states; off a terminal nothing is drawn.
+#[test]
+fn verify_progress_shows_on_a_terminal_only() {
+    if !script_available("verify_progress_shows_on_a_terminal_only") {
+        return;
+    }
+    let file = slow_program("verify-progress");
+    let args = format!("verify {} --timeout 2.5 --no-store", file.display());
+    let line = format!("{} {args}", agx_bin().display());
+    let o = Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .current_dir(project_root())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        shown.contains("verify [") && shown.contains(" runs, ") && shown.contains(" states"),
+        "{shown}"
+    );
+    assert!(shown.contains("UNKNOWN"), "{shown}");
+    let piped = Command::new(agx_bin())
+        .args(args.split(' '))
+        .current_dir(project_root())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(piped.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&piped.stderr);
+    assert!(
+        !err.contains("verify [") && !err.contains(" states"),
+        "{err}"
+    );
 }

@@ -80,6 +80,13 @@ fn check(corpus: &Path, task: &str) -> Result<(), String> {
         task.replace('/', "_"),
         std::process::id()
     ));
+    let schema_errors =
+        common::agx_schema::errors("agx-witness.schema.json", &confirmed["witness"]);
+    if !schema_errors.is_empty() {
+        return Err(format!(
+            "{task}: the witness fails its schema: {schema_errors:#?}"
+        ));
+    }
     std::fs::write(&witness, confirmed["witness"].to_string()).map_err(|e| e.to_string())?;
     let witness_arg = witness.display().to_string();
     let (code, _, err) = agx(&["run", &file, "--witness", &witness_arg]);

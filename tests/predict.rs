@@ -1,6 +1,8 @@
 //! PCT runs, observed traces and the predictive analysis (issue 12), end to end through
 //! the CLI on `fixtures/`.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -40,6 +42,8 @@ fn printed_witnesses(stdout: &str) -> Vec<&str> {
 }
 
 fn replays_to_violation(file: &str, witness_json: &str) -> bool {
+    let parsed: serde_json::Value = serde_json::from_str(witness_json).expect("witness JSON");
+    common::agx_schema::assert_witness(&parsed, "predicted witness");
     let path = temp("w.json");
     std::fs::write(&path, witness_json).unwrap();
     let (code, _, stderr) = agx(&["run", file, "--witness", path.to_str().unwrap()]);

@@ -3,6 +3,7 @@
 //! `INSTA_UPDATE=always cargo test --test slice_snapshots` or `cargo insta review`.
 
 mod common;
+mod schemas;
 
 use common::{agx_bin, process, project_root};
 use std::time::Duration;
@@ -85,13 +86,12 @@ fn targets_from_a_sarif_file() {
     let dir = std::env::temp_dir().join(format!("agx-sarif-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let sarif = dir.join("warnings.sarif");
-    std::fs::write(
-        &sarif,
-        r#"{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"t"}},"results":[
+    // Another tool's minimal log: valid SARIF 2.1.0, as every log the suite writes.
+    let log = r#"{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"t"}},"results":[
             {"ruleId":"r","message":{"text":"m"},"locations":[{"physicalLocation":{
-              "artifactLocation":{"uri":"fixtures/paper/s1_slice.c"},"region":{"startLine":6}}}]}]}]}"#,
-    )
-    .unwrap();
+              "artifactLocation":{"uri":"fixtures/paper/s1_slice.c"},"region":{"startLine":6}}}]}]}]}"#;
+    schemas::check_sarif(&serde_json::from_str(log).unwrap());
+    std::fs::write(&sarif, log).unwrap();
     let from_sarif = agx(&[
         "slice",
         "fixtures/paper/s1_slice.c",

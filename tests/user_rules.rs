@@ -3,6 +3,7 @@
 //! the finding with a replayed witness), and rules errors (exit 2, file:line:col).
 
 mod common;
+mod schemas;
 
 use common::{agx_bin, process, project_root};
 use std::time::Duration;
@@ -63,6 +64,7 @@ fn warnings_rules_gives_sarif_with_the_relation_as_rule_id() {
     let (code, out, err) = agx(&["warnings", PROGRAM, "--rules", CHECKER]);
     assert_eq!(code, Some(1), "a finding exits 1: {err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    schemas::check_sarif(&v);
     let results = v["runs"][0]["results"].as_array().unwrap();
     assert_eq!(results.len(), 1, "{out}");
     assert_eq!(results[0]["ruleId"], "store_after_unlock");

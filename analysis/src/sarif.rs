@@ -480,10 +480,8 @@ fn fingerprint(f: &Finding) -> String {
         hasher.update(artifact_location(&l.file).uri.as_bytes());
         hasher.update(l.line.to_le_bytes());
     }
-    hasher.finalize()[..16]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    // The digest's own hex, its first 16 bytes (32 digits).
+    format!("{:.32x}", hasher.finalize())
 }
 
 /// A SARIF 2.1.0 log of `findings` by tool `tool` (version `version`). The run's
@@ -705,6 +703,33 @@ mod tests {
         let t = read_targets(&log.to_string()).unwrap();
         assert_eq!(t[0].kind, TargetKind::Race);
         assert_eq!(t[0].locations, vec![loc("r.c", 5), loc("r.c", 12)]);
+    }
+
+    #[test]
+    fn uris_are_repository_relative_percent_encoded_and_read_back() {
+        let relative = artifact_location("dir with space/a#b[1].c");
+        assert_eq!(relative.uri, "dir%20with%20space/a%23b%5B1%5D.c");
+        assert_eq!(relative.uri_base_id, Some(SRCROOT));
+        // Under the working directory (SRCROOT): relative, no absolute path leaks.
+        let cwd = std::env::current_dir().unwrap();
+        let under = artifact_location(&cwd.join("src/x y.c").to_string_lossy());
+        assert_eq!(under.uri, "src/x%20y.c");
+        assert_eq!(under.uri_base_id, Some(SRCROOT));
+        // Elsewhere: a file URI, still encoded.
+        let outside = artifact_location("/nonexistent-agx-dir/x y.c");
+        assert_eq!(outside.uri, "file:///nonexistent-agx-dir/x%20y.c");
+        assert_eq!(outside.uri_base_id, None);
+        // What is written reads back as the same file.
+        let finding = Finding {
+            rule_id: "agx-assertion".into(),
+            level: "warning".into(),
+            message: "m".into(),
+            locations: vec![loc("dir with space/a#b[1].c", 3)],
+            ..Finding::default()
+        };
+        let log = write_log("agx", "0.1.0", &[], &[finding]);
+        let t = read_targets(&log.to_string()).unwrap();
+        assert_eq!(t[0].locations, vec![loc("dir with space/a#b[1].c", 3)]);
     }
 
     #[test]

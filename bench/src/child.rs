@@ -18,13 +18,21 @@
 //! The exit is observed with `waitid(WNOWAIT)` polling, so that the process group can be
 //! killed (stray descendants) while its leader is still a zombie and its id not reusable;
 //! then `wait4` reaps it and returns the resource usage.
+//!
+//! No hand-written `unsafe` system calls: process groups, `waitid`, `kill`, `setrlimit`
+//! and `prctl` come from `rustix`, the reaping `wait4` with its resource usage from the
+//! `wait4` crate, the signal handlers from `signal-hook`. The one `unsafe` left is
+//! `pre_exec`, whose closure calls only `rustix`'s raw system calls (no allocation).
 
+use rustix::process::{self as rp, Pid, Resource, Rlimit, Signal, WaitIdOptions};
 use std::io::{self, Read};
-use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
 use std::thread;
 use std::time::{Duration, Instant};
+use wait4::Wait4;
 
 /// Limits for one child.
 #[derive(Clone, Copy, Debug)]
@@ -62,7 +70,7 @@ impl Finished {
         match self.end {
             End::Exited(code) => (Some(code), None),
             End::Signaled(signal) => (None, Some(signal)),
-            End::TimedOut => (None, Some(libc::SIGKILL)),
+            End::TimedOut => (None, Some(Signal::KILL.as_raw())),
         }
     }
 }
@@ -80,31 +88,22 @@ pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
-extern "C" fn on_interrupt(signal: libc::c_int) {
-    if INTERRUPTED.swap(true, Ordering::SeqCst) {
-        // The second signal: the default action (the process ends).
-        // SAFETY: signal and raise are async-signal-safe.
-        unsafe {
-            libc::signal(signal, libc::SIG_DFL);
-            libc::raise(signal);
-        }
-    }
+/// Catches SIGINT and SIGTERM: the first sets [`interrupted`], a second ends the process
+/// (the signal's default action). Installing twice is harmless: the handlers are
+/// registered once per process.
+pub fn install_interrupt_handler() -> io::Result<()> {
+    static INSTALLED: OnceLock<Result<(), io::ErrorKind>> = OnceLock::new();
+    let installed = INSTALLED.get_or_init(|| register_interrupt_handlers().map_err(|e| e.kind()));
+    installed.map_err(|kind| io::Error::new(kind, "installing the SIGINT/SIGTERM handlers"))
 }
 
-/// Catches SIGINT and SIGTERM: the first sets [`interrupted`], a second ends the process.
-pub fn install_interrupt_handler() -> io::Result<()> {
-    for signal in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: an all-zero sigaction is valid; the handler only touches an atomic and
-        // calls async-signal-safe functions.
-        unsafe {
-            let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = on_interrupt as extern "C" fn(libc::c_int) as usize;
-            action.sa_flags = libc::SA_RESTART;
-            libc::sigemptyset(&mut action.sa_mask);
-            if libc::sigaction(signal, &action, std::ptr::null_mut()) != 0 {
-                return Err(io::Error::last_os_error());
-            }
-        }
+fn register_interrupt_handlers() -> io::Result<()> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    for signal in [SIGINT, SIGTERM] {
+        // Registered first, so it sees the flag as the previous signal left it: set means
+        // this is the second signal.
+        signal_hook::flag::register_conditional_default(signal, &INTERRUPTED)?;
+        signal_hook::flag::register(signal, &INTERRUPTED)?;
     }
     Ok(())
 }
@@ -133,85 +132,69 @@ pub fn run(mut command: Command, limits: Limits) -> io::Result<Finished> {
         .stderr(Stdio::piped())
         .process_group(0);
     let memory = limits.memory_bytes;
-    // SAFETY: the closure runs in the forked child before exec and calls only
-    // async-signal-safe functions (setrlimit, prctl); it allocates nothing.
+    // SAFETY: the closure runs in the forked child before exec and makes only raw
+    // system calls (setrlimit, prctl) through rustix; it allocates nothing.
     unsafe {
         command.pre_exec(move || prepare_child(memory));
     }
     let start = Instant::now();
     let mut child = command.spawn()?;
-    let pid = libc::pid_t::try_from(child.id())
-        .map_err(|_| io::Error::other("child process id out of range"))?;
+    let pid = i32::try_from(child.id())
+        .ok()
+        .and_then(Pid::from_raw)
+        .ok_or_else(|| io::Error::other("child process id out of range"))?;
     let stdout = child.stdout.take().map(spawn_reader);
     let stderr = child.stderr.take().map(spawn_reader);
 
     let wait = wait_for_exit(pid, start + limits.wall)?;
-    // The leader is a zombie or still running: its group id is still ours to kill.
-    // SAFETY: kill has no memory-safety preconditions.
-    unsafe {
-        libc::kill(-pid, libc::SIGKILL);
-    }
-    let (status, usage) = reap(pid)?;
+    // The leader is a zombie or still running: its group id is still ours to kill. The
+    // group may be gone already (ESRCH), which is what we want.
+    let _ = rp::kill_process_group(pid, Signal::KILL);
+    let reaped = reap(&mut child)?;
     let wall = start.elapsed();
     if wait == Wait::Interrupted {
         return Err(interrupted_error());
     }
-    let end = if wait == Wait::Deadline {
-        End::TimedOut
-    } else if libc::WIFSIGNALED(status) {
-        End::Signaled(libc::WTERMSIG(status))
-    } else {
-        End::Exited(libc::WEXITSTATUS(status))
+    let end = match (wait, reaped.status.signal(), reaped.status.code()) {
+        (Wait::Deadline, _, _) => End::TimedOut,
+        (_, Some(signal), _) => End::Signaled(signal),
+        (_, None, code) => End::Exited(code.unwrap_or(-1)),
     };
     Ok(Finished {
         end,
         stdout: join_reader(stdout),
         stderr: join_reader(stderr),
         wall,
-        cpu: timeval(usage.ru_utime) + timeval(usage.ru_stime),
-        peak_rss_kib: u64::try_from(usage.ru_maxrss).unwrap_or(0),
+        cpu: reaped.rusage.utime + reaped.rusage.stime,
+        // The `wait4` crate gives bytes (Linux's `ru_maxrss` is in KiB).
+        peak_rss_kib: reaped.rusage.maxrss / 1024,
     })
 }
 
 /// In the child before exec: the address-space limit and death with the parent.
 fn prepare_child(memory_bytes: Option<u64>) -> io::Result<()> {
     if let Some(bytes) = memory_bytes {
-        let limit = libc::rlimit {
-            rlim_cur: bytes as libc::rlim_t,
-            rlim_max: bytes as libc::rlim_t,
+        let limit = Rlimit {
+            current: Some(bytes),
+            maximum: Some(bytes),
         };
-        // SAFETY: `limit` is a valid rlimit for the duration of the call.
-        if unsafe { libc::setrlimit(libc::RLIMIT_AS, &limit) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
+        rp::setrlimit(Resource::As, limit)?;
     }
-    // SAFETY: PR_SET_PDEATHSIG takes a signal number; no pointers involved.
-    if unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
+    rp::set_parent_process_death_signal(Some(Signal::KILL))?;
     Ok(())
 }
 
 /// Polls until the child has exited (without reaping it), `deadline` passes or the bench
 /// is interrupted.
-fn wait_for_exit(pid: libc::pid_t, deadline: Instant) -> io::Result<Wait> {
+fn wait_for_exit(pid: Pid, deadline: Instant) -> io::Result<Wait> {
     let mut pause = Duration::from_millis(1);
+    let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
     loop {
-        // SAFETY: an all-zero siginfo_t is a valid value; waitid writes into it.
-        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-        let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
-        // SAFETY: `info` is a valid, writable siginfo_t.
-        let r = unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, flags) };
-        if r == -1 {
-            let err = io::Error::last_os_error();
-            if err.kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(err);
-        }
-        // SAFETY: waitid filled `info`; si_pid is 0 when no child has changed state.
-        if unsafe { info.si_pid() } != 0 {
-            return Ok(Wait::Exited);
+        match rp::waitid(rp::WaitId::Pid(pid), options) {
+            Ok(Some(_)) => return Ok(Wait::Exited),
+            Ok(None) => {}
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(e.into()),
         }
         if interrupted() {
             return Ok(Wait::Interrupted);
@@ -225,28 +208,14 @@ fn wait_for_exit(pid: libc::pid_t, deadline: Instant) -> io::Result<Wait> {
     }
 }
 
-/// Reaps the child: its wait status and resource usage.
-fn reap(pid: libc::pid_t) -> io::Result<(i32, libc::rusage)> {
+/// Reaps the child: its exit status and resource usage.
+fn reap(child: &mut Child) -> io::Result<wait4::ResUse> {
     loop {
-        let mut status = 0;
-        // SAFETY: an all-zero rusage is valid; wait4 writes into both out-parameters.
-        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: both pointers are valid and writable.
-        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-        if r == pid {
-            return Ok((status, usage));
-        }
-        let err = io::Error::last_os_error();
-        if err.kind() != io::ErrorKind::Interrupted {
-            return Err(err);
+        match child.wait4() {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            reaped => return reaped,
         }
     }
-}
-
-fn timeval(t: libc::timeval) -> Duration {
-    let secs = u64::try_from(t.tv_sec).unwrap_or(0);
-    let micros = u64::try_from(t.tv_usec).unwrap_or(0);
-    Duration::from_secs(secs) + Duration::from_micros(micros)
 }
 
 fn spawn_reader(mut stream: impl Read + Send + 'static) -> thread::JoinHandle<String> {
@@ -323,7 +292,7 @@ pub(crate) mod tests {
     #[test]
     fn reports_signals() {
         let f = run(sh("kill -SEGV $$"), limits(10_000)).unwrap();
-        assert_eq!(f.end, End::Signaled(libc::SIGSEGV));
+        assert_eq!(f.end, End::Signaled(Signal::SEGV.as_raw()));
     }
 
     #[test]
@@ -345,6 +314,13 @@ pub(crate) mod tests {
         .unwrap();
         assert_eq!(f.end, End::Exited(0));
         assert!(f.peak_rss_kib >= 15_000, "peak {} KiB", f.peak_rss_kib);
+    }
+
+    #[test]
+    fn installing_the_interrupt_handler_twice_is_harmless() {
+        install_interrupt_handler().unwrap();
+        install_interrupt_handler().unwrap();
+        assert!(!interrupted());
     }
 
     #[test]

@@ -567,7 +567,14 @@ mod tests {
         let stderr = "error: unsupported: a.c:3: inline assembly\n";
         let j = judge(&finished(End::Exited(2), "", stderr), None);
         assert_eq!(j.status, HuntStatus::Unsupported);
-        let j = judge(&finished(End::Signaled(libc::SIGSEGV), "", ""), None);
+        let j = judge(
+            &finished(
+                End::Signaled(rustix::process::Signal::SEGV.as_raw()),
+                "",
+                "",
+            ),
+            None,
+        );
         assert_eq!(j.status, HuntStatus::Error);
         let timeout = r#"[{"verdict":"unknown","reason":"timeout after 10 s","stats":{}}]"#;
         let j = judge(&finished(End::Exited(3), timeout, ""), None);

@@ -235,7 +235,7 @@ fn memory_exhaustion(finished: &Finished, memory_limit: Option<u64>) -> Option<S
             limit >> 20
         ));
     }
-    if finished.end == End::Signaled(libc::SIGKILL) {
+    if finished.end == End::Signaled(rustix::process::Signal::KILL.as_raw()) {
         return Some("killed by SIGKILL (the kernel's out-of-memory killer)".to_string());
     }
     None
@@ -356,7 +356,14 @@ mod tests {
         assert_eq!(j.status, Status::Error);
         assert_eq!(j.reason.as_deref(), Some("error: parse error"));
         assert_eq!(status(End::Exited(101), "", "panicked"), Status::Error);
-        assert_eq!(status(End::Signaled(libc::SIGSEGV), "", ""), Status::Error);
+        assert_eq!(
+            status(
+                End::Signaled(rustix::process::Signal::SEGV.as_raw()),
+                "",
+                ""
+            ),
+            Status::Error
+        );
     }
 
     #[test]
@@ -364,21 +371,37 @@ mod tests {
         assert_eq!(status(End::TimedOut, "", ""), Status::Timeout);
         let rust_abort = "memory allocation of 1048576 bytes failed\n";
         assert_eq!(
-            status(End::Signaled(libc::SIGABRT), "", rust_abort),
+            status(
+                End::Signaled(rustix::process::Signal::ABORT.as_raw()),
+                "",
+                rust_abort
+            ),
             Status::OutOfMemory
         );
         let z3 = "error: Z3 error: out of memory\n";
         assert_eq!(status(End::Exited(2), "", z3), Status::OutOfMemory);
-        let mut at_limit = finished(End::Signaled(libc::SIGSEGV), "", "");
+        let mut at_limit = finished(
+            End::Signaled(rustix::process::Signal::SEGV.as_raw()),
+            "",
+            "",
+        );
         at_limit.peak_rss_kib = 1 << 20; // 1 GiB
         assert_eq!(judge(&at_limit, Some(1 << 30)).status, Status::OutOfMemory);
         assert_eq!(
-            status(End::Signaled(libc::SIGKILL), "", ""),
+            status(
+                End::Signaled(rustix::process::Signal::KILL.as_raw()),
+                "",
+                ""
+            ),
             Status::OutOfMemory
         );
         // Without a memory limit the same ends are errors.
         let j = judge(
-            &finished(End::Signaled(libc::SIGABRT), "", rust_abort),
+            &finished(
+                End::Signaled(rustix::process::Signal::ABORT.as_raw()),
+                "",
+                rust_abort,
+            ),
             None,
         );
         assert_eq!(j.status, Status::Error);

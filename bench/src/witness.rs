@@ -190,7 +190,7 @@ pub fn violation_witness(
         path: task.input_file.display().to_string(),
         source,
     })?;
-    let hash = hex(&Sha256::digest(&bytes));
+    let hash = format!("{:x}", Sha256::digest(&bytes));
     let input_name = task.input_file.display().to_string();
     let source = String::from_utf8_lossy(&bytes);
     let lines: Vec<&str> = source.lines().collect();
@@ -538,10 +538,6 @@ fn parse_location(text: &str) -> Option<(String, u64, Option<u64>)> {
             Some((file.to_string(), last, None))
         }
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

@@ -140,6 +140,11 @@ pub const RULE_SETS: &[RuleSetInfo] = &[
         summary: "lock-order inversions that may run in parallel (static warnings)",
         crepe: false,
     },
+    RuleSetInfo {
+        name: "must-reach",
+        summary: "stores and initializers that must reach a program context (verify --entry)",
+        crepe: false,
+    },
 ];
 
 /// How long one rule set took and how big its outputs are.
@@ -354,6 +359,15 @@ impl Analysis {
             engine: DatalogEngine::Ascent,
             duration: start.elapsed(),
             sizes: order.sizes(),
+        });
+        let start = Instant::now();
+        let (entries, sites) = must_reach::default_context(&self.points_to);
+        let reach = must_reach::run(facts, &self.points_to, &entries, &sites);
+        self.timings.push(Timing {
+            rule_set: "must-reach",
+            engine: DatalogEngine::Ascent,
+            duration: start.elapsed(),
+            sizes: reach.sizes(),
         });
         let start = Instant::now();
         let fi = points_to::run_field_insensitive(facts);

@@ -48,6 +48,9 @@
 //! init_killed(o)       ← stmt_func(x, m), main_func(m), before(x), effect(x, o, _)
 //! must_reach_init(o)   ← global_obj(o), ¬init_killed(o), ¬concurrent(o, _)
 //! ```
+//! The same rules as Soufflé-syntax Datalog: `rules/dl/must_reach.dl` (the differential
+//! test checks that it derives exactly these relations at every thread-entry context).
+//!
 //! A store that dominates every creation site, with no write of its cell on any path from
 //! it to a creation (by `main`, its callees, or threads it creates that are not entries:
 //! those are at their entries) and no thread outside the context that may write the cell
@@ -133,6 +136,29 @@ ascent! {
     init_killed(o) <-- stmt_func(x, m), main_func(m), before(x), effect(x, o, _);
     conc_obj(o) <-- concurrent(o, _);
     must_reach_init(o) <-- global_obj(o), !init_killed(o), !conc_obj(o);
+}
+
+impl MustReach {
+    /// Relation sizes, for `agx rules`.
+    pub fn sizes(&self) -> Vec<(&'static str, usize)> {
+        vec![
+            ("must_reach_store", self.stores.len()),
+            ("must_reach_init", self.initialized.len()),
+        ]
+    }
+}
+
+/// The default context of `agx rules` (`rules eval`, `rules print`, `rules time`): every
+/// function some thread starts in, created at every thread creation site. `verify
+/// --entry` gives its own context instead, after checking it is one the rules speak of.
+pub fn default_context(pt: &PointsTo) -> (Vec<FuncId>, Vec<StmtId>) {
+    let mut entries: Vec<FuncId> = pt.thread_edges.iter().map(|&(_, f)| f).collect();
+    entries.sort();
+    entries.dedup();
+    let mut sites: Vec<StmtId> = pt.thread_edges.iter().map(|&(c, _)| c).collect();
+    sites.sort();
+    sites.dedup();
+    (entries, sites)
 }
 
 /// The definitions that must reach the context whose threads run `entries`, created at

@@ -4,8 +4,8 @@
 //! SV-COMP corpus program the front end accepts.
 
 use analysis::facts::Facts;
-use rules::dl::{self, builtin, Inputs, RulesFile};
-use rules::Analysis;
+use rules::dl::{self, builtin, value::atom, Inputs, RulesFile, Type};
+use rules::{must_reach, Analysis};
 use std::collections::BTreeSet;
 
 mod common;
@@ -25,6 +25,7 @@ const RULE_SETS: &[&str] = &[
     "abstract_system",
     "races",
     "lock_order",
+    "must_reach",
 ];
 
 fn rule_files() -> Vec<(String, RulesFile)> {
@@ -39,9 +40,83 @@ fn rule_files() -> Vec<(String, RulesFile)> {
 }
 
 /// Interprets every `.dl` rule set and compares each output with the ascent relation of
-/// the same name. Returns the number of relations compared.
+/// the same name (must_reach at the default context), then must_reach at the other
+/// contexts. Returns the number of relations compared.
 fn check(name: &str, facts: &Facts, files: &[(String, RulesFile)]) -> usize {
-    let inputs = Inputs::with_analysis(facts, Analysis::run(facts));
+    let analysis = Analysis::run(facts);
+    let compared = check_contexts(name, facts, &analysis, files);
+    compared + check_builtins(name, facts, Inputs::with_analysis(facts, analysis), files)
+}
+
+/// must_reach's inputs `entry` and `create_site` are a program context. The built-in
+/// relations (checked by [`check_builtins`]) are at the default context, every thread
+/// entry at once; here each thread-entry function is a context alone, created at its own
+/// creation sites, and interpreted `must_reach.dl` must equal `must_reach::run` there.
+fn check_contexts(
+    name: &str,
+    facts: &Facts,
+    analysis: &Analysis,
+    files: &[(String, RulesFile)],
+) -> usize {
+    let Some((_, file)) = files.iter().find(|(set, _)| set == "must_reach") else {
+        return 0;
+    };
+    let pt = &analysis.points_to;
+    let (entries, _) = must_reach::default_context(pt);
+    let mut compared = 0;
+    for &entry in &entries {
+        let sites: Vec<_> = pt
+            .thread_edges
+            .iter()
+            .filter(|&&(_, f)| f == entry)
+            .map(|&(c, _)| c)
+            .collect();
+        let expected = must_reach::run(facts, pt, &[entry], &sites);
+        let mut inputs = Inputs::with_analysis(facts, analysis.clone());
+        inputs.add(
+            "entry",
+            vec![("func".into(), Type::Symbol)],
+            vec![atom('f', entry.0)],
+        );
+        inputs.add(
+            "create_site",
+            vec![("stmt".into(), Type::Symbol)],
+            sites.iter().map(|c| atom('s', c.0)).collect(),
+        );
+        let e = dl::evaluate(file, &inputs).unwrap_or_else(|err| panic!("must_reach.dl: {err}"));
+        let stores: BTreeSet<Vec<i64>> = expected
+            .stores
+            .iter()
+            .map(|&(st, ob, k)| vec![atom('s', st.0), atom('o', ob.0), k])
+            .collect();
+        let inits: BTreeSet<Vec<i64>> = expected
+            .initialized
+            .iter()
+            .map(|ob| vec![atom('o', ob.0)])
+            .collect();
+        for (rel, want) in [("must_reach_store", stores), ("must_reach_init", inits)] {
+            let got: BTreeSet<Vec<i64>> = e.tuples(rel).expect(rel).into_iter().collect();
+            assert_eq!(
+                got,
+                want,
+                "{name}: must_reach.dl: `{rel}` differs from ascent at the context of entry {} ({} interpreted, {} ascent)",
+                e.symbols().render(atom('f', entry.0)),
+                got.len(),
+                want.len()
+            );
+            compared += 1;
+        }
+    }
+    compared
+}
+
+/// Every output of every `.dl` rule set against the built-in relation of the same name.
+fn check_builtins(
+    name: &str,
+    facts: &Facts,
+    inputs: Inputs<'_>,
+    files: &[(String, RulesFile)],
+) -> usize {
     let mut compared = 0;
     for (set, file) in files {
         let e = dl::evaluate(file, &inputs).unwrap_or_else(|err| panic!("{set}.dl: {err}"));

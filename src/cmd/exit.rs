@@ -28,7 +28,8 @@ pub const TABLE: [(u8, &str); 5] = [
     (
         1,
         "a violation found: VIOLATION, a hunt goal CONFIRMED, FALSE(...), a warning, a run \
-         that violated a property; bench: a wrong verdict; rules compare: the engines disagree",
+         that violated a property; bench: a wrong verdict; rules run --compare: the engines \
+         disagree",
     ),
     (
         2,

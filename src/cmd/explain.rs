@@ -1,6 +1,8 @@
 //! What a violating execution means, in words: the start function of every thread, the
 //! source text of every step, and a one-line summary of the interleaving that breaks the
-//! program, derived from the witness's accesses to global objects.
+//! program, derived from the witness's accesses to global objects (named in the
+//! statements, or, for accesses through pointers, the addresses the witness's replay
+//! computed).
 //!
 //! The summary looks at the failing thread `F` and the last write, by another thread `T`,
 //! to an object `F` reads before failing:
@@ -11,6 +13,7 @@
 //! - else: "thread F (`fn`) reads `x` at L2 as last written by thread T (`fn`) at L".
 
 use analysis::ir::{FuncId, Operand, Program, StmtId, StmtKind, StmtRef, SyncOp};
+use explorer::concrete::{RecordedValue, StmtNote, Witness};
 use std::collections::HashMap;
 
 /// One step as the explanation needs it.
@@ -71,13 +74,23 @@ fn span_of(program: &Program, stmt: StmtId) -> analysis::ir::Span {
     }
 }
 
-/// A read or write of a named object at a fixed address.
-#[derive(Clone, Copy)]
+/// The memory cell an access touches.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Cell {
+    /// A named object at a fixed offset, from the statement itself.
+    Named(analysis::ir::ObjId, u64),
+    /// The address the replayed witness computed (an access through a pointer).
+    Replayed(RecordedValue),
+}
+
+/// A read or write of a memory cell, in execution order (`index`).
+#[derive(Clone)]
 struct Access {
     index: usize,
     thread: u32,
-    obj: analysis::ir::ObjId,
-    offset: u64,
+    cell: Cell,
+    /// The cell as the summary names it: `` `x` ``, `` `elem`+40 ``.
+    name: String,
     write: bool,
     line: u32,
 }
@@ -101,8 +114,8 @@ fn accesses(program: &Program, steps: &[Step]) -> Vec<Access> {
             Some(Access {
                 index,
                 thread: s.thread,
-                obj: *obj,
-                offset: *offset,
+                cell: Cell::Named(*obj, *offset),
+                name: format!("`{}`", program.object(*obj).name),
                 write,
                 line: stmt.span.line,
             })
@@ -110,19 +123,49 @@ fn accesses(program: &Program, steps: &[Step]) -> Vec<Access> {
         .collect()
 }
 
+/// Every shared read and write of the witness's replay, through pointers too (the
+/// interpreter records the address each one computed); `None` when it does not replay.
+fn replayed_accesses(program: &Program, witness: &Witness) -> Option<Vec<Access>> {
+    let mut config = witness.config();
+    config.record_statements = true;
+    let execution = explorer::concrete::run(program, &config).ok()?;
+    let accesses = execution
+        .statements
+        .iter()
+        .enumerate()
+        .filter_map(|(index, r)| {
+            let (addr, what, write) = match &r.note {
+                StmtNote::Load { addr, what, .. } => (addr, what, false),
+                StmtNote::Store { addr, what, .. } => (addr, what, true),
+                _ => return None,
+            };
+            Some(Access {
+                index,
+                thread: r.thread.0,
+                cell: Cell::Replayed(*addr),
+                name: what.clone(),
+                write,
+                line: span_of(program, r.stmt).line,
+            })
+        })
+        .collect();
+    Some(accesses)
+}
+
 /// Which write each read of a named object read from, when another thread wrote it:
 /// `(write step, read step, object name)` by index into `steps`. A schedule is one
 /// interleaving, so the last write to the same cell before a read is the one it reads.
 pub fn reads_from(program: &Program, steps: &[Step]) -> Vec<(usize, usize, String)> {
     let acc = accesses(program, steps);
-    let mut last_write: HashMap<(analysis::ir::ObjId, u64), Access> = HashMap::new();
+    let mut last_write: HashMap<Cell, &Access> = HashMap::new();
     let mut edges = Vec::new();
     for a in &acc {
-        let cell = (a.obj, a.offset);
         if a.write {
-            last_write.insert(cell, *a);
-        } else if let Some(w) = last_write.get(&cell).filter(|w| w.thread != a.thread) {
-            edges.push((w.index, a.index, program.object(a.obj).name.clone()));
+            last_write.insert(a.cell, a);
+        } else if let Some(w) = last_write.get(&a.cell).filter(|w| w.thread != a.thread) {
+            if let Cell::Named(obj, _) = a.cell {
+                edges.push((w.index, a.index, program.object(obj).name.clone()));
+            }
         }
     }
     edges
@@ -133,17 +176,24 @@ pub fn summary(
     program: &Program,
     entries: &[FuncId],
     steps: &[Step],
+    witness: &Witness,
     failing: u32,
 ) -> Option<String> {
     let names = thread_functions(program, entries, steps);
+    let from_steps = summarize(&names, &accesses(program, steps), failing);
+    // Accesses through pointers name no object in the statement: the replay has them.
+    from_steps.or_else(|| summarize(&names, &replayed_accesses(program, witness)?, failing))
+}
+
+/// The summary over `acc`, the accesses in execution order.
+fn summarize(names: &HashMap<u32, String>, acc: &[Access], failing: u32) -> Option<String> {
     let who = |t: u32| {
         format!(
             "thread {t} (`{}`)",
             names.get(&t).map_or("?", String::as_str)
         )
     };
-    let acc = accesses(program, steps);
-    let same = |a: &Access, b: &Access| a.obj == b.obj && a.offset == b.offset;
+    let same = |a: &Access, b: &Access| a.cell == b.cell;
     // The failing thread's reads, latest first; for each, the last foreign write before it.
     for read in acc.iter().rev().filter(|a| a.thread == failing && !a.write) {
         let Some(write) = acc
@@ -154,14 +204,14 @@ pub fn summary(
         else {
             continue;
         };
-        let object = &program.object(read.obj).name;
+        let object = &read.name;
         if let Some(check) = acc
             .iter()
             .rev()
             .find(|c| c.index < write.index && c.thread == failing && !c.write && same(c, read))
         {
             return Some(format!(
-                "{} writes `{object}` at line {} between {}'s read at line {} and its read at line {}",
+                "{} writes {object} at line {} between {}'s read at line {} and its read at line {}",
                 who(write.thread),
                 write.line,
                 who(failing),
@@ -182,7 +232,7 @@ pub fn summary(
                     && same(u, read)
             }) {
                 return Some(format!(
-                    "{} writes `{object}` at line {} from its read at line {}, overwriting {}'s write at line {}; {} then reads it at line {}",
+                    "{} writes {object} at line {} from its read at line {}, overwriting {}'s write at line {}; {} then reads it at line {}",
                     who(write.thread),
                     write.line,
                     own.line,
@@ -194,7 +244,7 @@ pub fn summary(
             }
         }
         return Some(format!(
-            "{} reads `{object}` at line {} as last written by {} at line {}",
+            "{} reads {object} at line {} as last written by {} at line {}",
             who(failing),
             read.line,
             who(write.thread),

@@ -247,7 +247,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let search = args.stages.contains(&stages::Stage::Search);
     let mut cfg = config(&args);
     cfg.timeout = args.timeout.duration().saturating_sub(started.elapsed());
-    let watch = watch::Watch::new(started, specs.len(), !args.quiet, total);
+    let labels = specs.iter().map(|s| s.label.clone()).collect();
+    let watch = watch::Watch::new(started, labels, !args.quiet, total);
     // A goal's slice does not change between rounds: computed once, on its first round.
     let mut slices: Vec<Option<BTreeSet<StmtId>>> = vec![None; specs.len()];
     let hunts = std::thread::scope(|scope| {

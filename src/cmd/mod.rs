@@ -14,6 +14,7 @@ pub mod hunt;
 pub mod impact;
 pub mod ir;
 pub mod predict;
+pub mod progress;
 pub mod rules;
 pub mod run;
 pub mod slice;

@@ -11,6 +11,7 @@ use super::common::{InputArgs, TextOrJson};
 use super::dot;
 use super::execution_graph::{self, GraphStep};
 use super::exit::Answer;
+use super::explain;
 use analysis::ir::{stmt_text, Program, StmtRef, TermKind};
 use anyhow::{bail, Context, Result};
 use explorer::concrete::{
@@ -185,7 +186,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
         write_ignoring_broken_pipe(&mut std::io::stdout(), text.as_bytes())?;
     } else {
         write_ignoring_broken_pipe(&mut std::io::stdout(), &execution.output)?;
-        let report = report(&program, &execution, args.trace);
+        let entries = config
+            .context
+            .as_ref()
+            .map(|c| c.threads.clone())
+            .unwrap_or_default();
+        let report = report(&program, &execution, args.trace, &entries);
         write_ignoring_broken_pipe(&mut std::io::stderr(), report.as_bytes())?;
     }
     Ok(answer(&execution.outcome).into())
@@ -239,7 +245,7 @@ fn run_pct(args: &Args, program: &Program) -> Result<ExitCode> {
         };
         if single {
             let _ = write_ignoring_broken_pipe(&mut std::io::stdout(), &execution.output);
-            out.push_str(&report(program, &execution, args.trace));
+            out.push_str(&report(program, &execution, args.trace, &[]));
         }
         if execution.is_violation() {
             violations += 1;
@@ -357,8 +363,15 @@ fn inputs(args: &Args) -> Result<InputPolicy> {
     })
 }
 
-/// The text report: trace (if asked), outcome, statistics.
-fn report(program: &Program, execution: &Execution, trace: bool) -> String {
+/// The text report: trace (if asked: each step with its thread's start function, its IR
+/// statement and its source line, as verify and hunt show witnesses), outcome, statistics.
+/// `entries`: the start functions of a context's threads (none: `main`).
+fn report(
+    program: &Program,
+    execution: &Execution,
+    trace: bool,
+    entries: &[analysis::ir::FuncId],
+) -> String {
     let mut out = String::new();
     if !execution.output.is_empty() && !execution.output.ends_with(b"\n") {
         // Keep the report on its own line when stdout and stderr share a terminal.
@@ -366,13 +379,28 @@ fn report(program: &Program, execution: &Execution, trace: bool) -> String {
     }
     if trace {
         out.push_str("trace:\n");
+        let plain: Vec<explain::Step> = execution
+            .trace
+            .iter()
+            .map(|s| explain::Step {
+                thread: s.thread.0,
+                stmt: s.stmt,
+            })
+            .collect();
+        let functions = explain::thread_functions(program, entries, &plain);
         for (i, step) in execution.trace.iter().enumerate() {
             let what = step_text(program, step.stmt, step.event);
             let location = program.location(step.span);
+            let thread = match functions.get(&step.thread.0) {
+                Some(f) => format!("{} ({f})", step.thread),
+                None => step.thread.to_string(),
+            };
             out.push_str(&format!(
-                "  step {i:<4} thread {:<3} {location:<30} {what}\n",
-                step.thread
+                "  step {i:<4} thread {thread:<12} {location:<30} {what}\n"
             ));
+            if let Some(source) = explain::statement_line(program, step.stmt) {
+                out.push_str(&format!("{:12}| {source}\n", ""));
+            }
         }
     }
     out.push_str(&outcome_text(program, &execution.outcome));
@@ -387,7 +415,7 @@ fn report(program: &Program, execution: &Execution, trace: bool) -> String {
     out
 }
 
-fn step_text(program: &Program, stmt: analysis::ir::StmtId, event: EventKind) -> String {
+pub(crate) fn step_text(program: &Program, stmt: analysis::ir::StmtId, event: EventKind) -> String {
     let loc = program.stmt_locs[stmt.index()];
     let func = program.function(loc.func);
     match (event, program.stmt(stmt)) {

@@ -32,8 +32,8 @@ const AGX_WITNESS: &str = "agx-witness";
 
 #[derive(clap::Args)]
 #[command(after_help = "\
-Prints `Result: TRUE`, `Result: FALSE(unreach-call)` or `Result: UNKNOWN` as the last line of \
-stdout. Supported properties: unreach-call (CHECK( init(main()), LTL(G ! call(reach_error())) )) \
+Prints `Result: TRUE`, `Result: FALSE(unreach-call)`, `Result: FALSE(no-data-race)` or \
+`Result: UNKNOWN` as the last line of stdout. Supported properties: unreach-call (CHECK( init(main()), LTL(G ! call(reach_error())) )) \
 and no-data-race (CHECK( init(main()), LTL(G ! data-race) ), checked by `agx verify --check race \
 --no-assertions`); others answer UNKNOWN. Witness: YAML violation witness, format 2.0 with the concurrency \
 extension's `thread_id` on every waypoint (format_version '2.2'; 0 = main, then creation order): \
@@ -41,7 +41,7 @@ one segment per step of the schedule in the input file (an `assumption` waypoint
 of the statement), a `function_return` waypoint (`\\result == v`, acsl_expression) at the `)` \
 of each __VERIFIER_nondet_* call, and a final `target` waypoint at the violation (its call site \
 in the input file when it happens in a header).\n\
-Exit code: 0 verdict printed, 2 error.")]
+Exit code: 0 TRUE, 1 FALSE(...), 3 UNKNOWN, 2 error (agx's one rule, `agx --help`).")]
 pub struct Args {
     /// The SV-COMP property file.
     #[arg(long, value_name = "FILE.prp")]

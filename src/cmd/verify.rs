@@ -295,7 +295,18 @@ pub fn run(mut args: Args) -> Result<ExitCode> {
     }
     let before_search = budget.elapsed();
     config.timeout = budget.left();
-    let mut outcome = symbolic::verify(program, &config)?;
+    // `--trace` writes the search's events to stderr: no progress line redrawn over them.
+    let line = if config.trace {
+        None
+    } else {
+        super::progress::search_line("verify")
+    };
+    config.progress = line.as_ref().map(|(_, observer)| observer.clone());
+    let searched = symbolic::verify(program, &config);
+    if let Some((bar, _)) = line {
+        bar.finish_and_clear();
+    }
+    let mut outcome = searched?;
     if let Some(at) = &store_at {
         let key = incremental::record_key(program, &config);
         match incremental::write(at, &key, &outcome.carried) {
@@ -815,7 +826,7 @@ fn violation_text(s: &mut String, program: &Program, f: &Found) {
             stmt: st.stmt,
         })
         .collect();
-    if let Some(summary) = explain::summary(program, &entries(f), &plain, f.thread) {
+    if let Some(summary) = explain::summary(program, &entries(f), &plain, &f.witness, f.thread) {
         let _ = writeln!(s, "  why: {summary}");
     }
     let functions = explain::thread_functions(program, &entries(f), &plain);

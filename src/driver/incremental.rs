@@ -75,7 +75,7 @@ pub fn record_key(program: &Program, config: &Config) -> String {
         program.data_model,
     );
     h.update(options.as_bytes());
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    format!("{:x}", h.finalize())
 }
 
 /// Can this configuration's summaries be stored? (dpor+ag computes them; summaries of a

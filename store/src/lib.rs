@@ -272,10 +272,7 @@ fn check(sum: &str, payload: &[u8], agx_version: &str, program: &str) -> Lookup 
 }
 
 fn checksum(payload: &[u8]) -> String {
-    Sha256::digest(payload)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    format!("{:x}", Sha256::digest(payload))
 }
 
 fn redis_key(program: &str) -> String {

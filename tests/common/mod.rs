@@ -5,6 +5,7 @@
 //! Each test crate compiles this module anew and uses only part of it.
 #![allow(dead_code)]
 
+pub mod agx_schema;
 pub mod fixture;
 pub mod gen;
 pub mod process;

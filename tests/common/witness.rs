@@ -1,11 +1,11 @@
 //! Replaying the witness of an `agx verify --format json` report with `agx run --witness`.
 
-use super::{agx_bin, process, shown};
+use super::{agx_bin, agx_schema, process, shown};
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
 
-/// Writes `out["witness"]` to a temporary file named after `tag` and `line`, runs
+/// Checks `out["witness"]` against the agx-witness schema, writes it to a temporary file named after `tag` and `line`, runs
 /// `agx run FILE --witness W` from `root`, removes the file, and returns the run for the
 /// caller to judge (a replayed violation exits with 1 and names its line on stderr).
 pub fn replay(
@@ -16,6 +16,7 @@ pub fn replay(
     line: u64,
     limit: Duration,
 ) -> Result<process::Finished, String> {
+    agx_schema::assert_witness(&out["witness"], &format!("{tag} witness of line {line}"));
     let dir = std::env::temp_dir().join(format!("agx-{tag}-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("w");

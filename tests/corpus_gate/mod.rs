@@ -1,5 +1,5 @@
-//! The SV-COMP corpus (`../shared/svcomp`, kept outside the repository) for the tests that
-//! walk it. When it is absent such a test cannot check anything, and must not pass
+//! The SV-COMP corpus (`../shared/svcomp` or `$AGX_SVCOMP_DIR`, kept outside the
+//! repository) for the tests that walk it. When it is absent such a test cannot check anything, and must not pass
 //! silently: the skip is written to stderr directly (past the test harness's capture, so
 //! it shows in every `cargo test` run, not only with `--nocapture`), and with
 //! `AGX_REQUIRE_CORPUS=1` (CI sets it) the absence is a failure instead.
@@ -19,7 +19,10 @@ pub fn required() -> bool {
 /// The corpus directory, or `None` after saying (uncaptured) that `test` checked nothing;
 /// panics instead when [`required`].
 pub fn corpus_or_skip(test: &str) -> Option<PathBuf> {
-    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/svcomp");
+    // `AGX_SVCOMP_DIR` names the corpus elsewhere (a git worktree has no `../shared`).
+    let corpus = std::env::var_os("AGX_SVCOMP_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/svcomp"));
     if corpus.is_dir() {
         return Some(corpus);
     }

@@ -134,7 +134,6 @@ pub struct Budget {
     deadline: Option<Instant>,
     last_progress: Instant,
     last_memory_check: Instant,
-    progress_shown: bool,
 }
 
 impl Budget {
@@ -145,7 +144,6 @@ impl Budget {
             deadline: timeout.map(|t| started + t),
             last_progress: started,
             last_memory_check: started,
-            progress_shown: false,
         }
     }
 }
@@ -256,9 +254,6 @@ impl<'p> Engine<'p> {
                 let st = self.initial_state()?;
                 let _ = self.explore_step(st, 0, StepCtx::initial());
             }
-        }
-        if self.search.budget.progress_shown {
-            eprint!("\r\x1b[K");
         }
         if let Some(e) = self.search.error.take() {
             return Err(e);
@@ -372,7 +367,7 @@ impl<'p> Engine<'p> {
         }
     }
 
-    /// Checks the time and state budgets; prints progress on a terminal.
+    /// Checks the time and state budgets; tells the progress observer, if any.
     pub fn out_of_time(&mut self) -> bool {
         if self.search.stop {
             return true;
@@ -424,10 +419,15 @@ impl<'p> Engine<'p> {
             >= 1
         {
             self.search.budget.last_progress = now;
-            self.search.budget.progress_shown |= progress_line(
-                &self.search.stats,
-                now.duration_since(self.search.budget.started).as_secs_f64(),
-            );
+            if let Some(observer) = &self.setup.cfg.progress {
+                let stats = &self.search.stats;
+                (observer.0)(super::SearchProgress {
+                    runs: stats.runs,
+                    partial_runs: stats.partial_runs,
+                    states: stats.states,
+                    elapsed: now.duration_since(self.search.budget.started),
+                });
+            }
         }
         false
     }
@@ -601,17 +601,4 @@ pub fn read_regs(prog: &Program) -> Vec<FxHashSet<analysis::ir::RegId>> {
             regs
         })
         .collect()
-}
-
-/// On a terminal, rewrites one progress line on stderr; returns whether it did.
-fn progress_line(stats: &SearchStats, secs: f64) -> bool {
-    use std::io::IsTerminal;
-    let shown = std::io::stderr().is_terminal();
-    if shown {
-        eprint!(
-            "\r  {} runs, {} partial, {} states, {:.0} s   ",
-            stats.runs, stats.partial_runs, stats.states, secs
-        );
-    }
-    shown
 }

@@ -266,6 +266,29 @@ pub struct Config {
     /// spin-loop reduction): the reductions reorder steps, which can cost preemptions,
     /// so they are not sound under it. Default: `None`.
     pub preemption_bound: Option<u32>,
+    /// Told how far the search has come about once a second (the library prints nothing
+    /// itself: a progress display is the caller's). Default: `None`.
+    pub progress: Option<ProgressObserver>,
+}
+
+/// How far a search has come, as a [`ProgressObserver`] is told.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchProgress {
+    pub runs: u64,
+    pub partial_runs: u64,
+    pub states: u64,
+    /// Since the search started.
+    pub elapsed: Duration,
+}
+
+/// A caller's progress display: called on the search's thread, so it must be quick.
+#[derive(Clone)]
+pub struct ProgressObserver(pub std::sync::Arc<dyn Fn(SearchProgress) + Send + Sync>);
+
+impl std::fmt::Debug for ProgressObserver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProgressObserver")
+    }
 }
 
 impl Default for Config {
@@ -296,6 +319,7 @@ impl Default for Config {
             args: Vec::new(),
             context: None,
             preemption_bound: None,
+            progress: None,
         }
     }
 }

@@ -542,7 +542,52 @@ pub const BUILTINS: &[Builtin] = &[
             }
         },
     },
+    Builtin {
+        name: "entry",
+        rule_set: "must-reach",
+        columns: &[("func", 's')],
+        doc: "the default context's entry functions: every function some thread starts in",
+        rows: |_, a, _, out| {
+            let (entries, _) = crate::must_reach::default_context(&a.points_to);
+            out.extend(entries.into_iter().map(f));
+        },
+    },
+    Builtin {
+        name: "create_site",
+        rule_set: "must-reach",
+        columns: &[("stmt", 's')],
+        doc: "the default context's creation sites: every thread creation site",
+        rows: |_, a, _, out| {
+            let (_, sites) = crate::must_reach::default_context(&a.points_to);
+            out.extend(sites.into_iter().map(s));
+        },
+    },
+    Builtin {
+        name: "must_reach_store",
+        rule_set: "must-reach",
+        columns: &[("stmt", 's'), ("obj", 's'), ("offset", 'n')],
+        doc: "a store of main whose value the cell holds at the default context",
+        rows: |facts, a, _, out| {
+            for (st, ob, k) in must_reach_default(facts, a).stores {
+                out.extend([s(st), o(ob), k]);
+            }
+        },
+    },
+    Builtin {
+        name: "must_reach_init",
+        rule_set: "must-reach",
+        columns: &[("obj", 's')],
+        doc: "a global that still holds its static initializer at the default context",
+        rows: |facts, a, _, out| {
+            out.extend(must_reach_default(facts, a).initialized.into_iter().map(o));
+        },
+    },
 ];
+
+fn must_reach_default(facts: &Facts, a: &Analysis) -> crate::must_reach::MustReach {
+    let (entries, sites) = crate::must_reach::default_context(&a.points_to);
+    crate::must_reach::run(facts, &a.points_to, &entries, &sites)
+}
 
 fn races(facts: &Facts, a: &Analysis) -> crate::races::Races {
     crate::races::run(&crate::races::Inputs {

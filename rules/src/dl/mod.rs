@@ -299,6 +299,11 @@ pub const SHIPPED: &[(&str, &str, &str)] = &[
         "lock_order.dl",
         include_str!("../../dl/lock_order.dl"),
     ),
+    (
+        "must-reach",
+        "must_reach.dl",
+        include_str!("../../dl/must_reach.dl"),
+    ),
 ];
 
 /// The parts the shipped rule sets `#include` (`rules/dl/lib/`): `(path under rules/dl,

@@ -47,9 +47,12 @@ pub const MIN_CORPUS_PROGRAMS: usize = 115;
 /// The facts of the SV-COMP corpus programs that lower (`../shared/svcomp`), at least
 /// [`MIN_CORPUS_PROGRAMS`] of them; `None` when the corpus is absent, after saying so past
 /// the harness's capture (every `cargo test` run shows the skip). With
-/// `AGX_REQUIRE_CORPUS=1` (CI) an absent corpus is a failure.
+/// `AGX_REQUIRE_CORPUS=1` (CI) an absent corpus is a failure. `AGX_SVCOMP_DIR` names the
+/// corpus elsewhere (a git worktree has no `../shared` beside it).
 pub fn corpus_programs(test: &str) -> Option<Vec<(PathBuf, Facts)>> {
-    let dir = root().join("../shared/svcomp");
+    let dir = std::env::var_os("AGX_SVCOMP_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("../shared/svcomp"));
     if !dir.is_dir() {
         let required = std::env::var("AGX_REQUIRE_CORPUS").is_ok_and(|v| !v.is_empty() && v != "0");
         assert!(

@@ -15,12 +15,15 @@
 //!            "exhaustive_states", "rounds", "solver_queries", "time_ms"}}
 //! ```
 
+use super::super::explain;
+use super::super::run::step_text;
 use super::super::warnings::sarif_rules;
 use super::super::witness_text;
 use super::{Format, GoalOutcome};
 use crate::driver::Overrun;
 use analysis::ir::{Program, StmtId};
 use analysis::sarif::{self, Finding, FlowStep, ResultKind, Rule, SourceLocation};
+use explorer::concrete::EventKind;
 use explorer::guided::{GoalKind, Hunt, Verdict};
 use serde_json::{json, Map, Value};
 use std::fmt::Write as _;
@@ -129,31 +132,79 @@ pub fn text(program: &Program, outcomes: &[GoalOutcome]) -> String {
     s
 }
 
+/// The witness explained as verify explains its own: a `why:` line for a goal reached in
+/// one thread (a race's and a deadlock's message already name every thread), then every
+/// step with its thread's start function, its IR statement and its source line.
 fn evidence_text(program: &Program, o: &GoalOutcome, s: &mut String) {
     let Some(ev) = &o.hunt.evidence else { return };
     let is_race = matches!(o.spec.guided(), Some(g) if g.kind == GoalKind::Race || g.kind == GoalKind::Together);
     let marked = if is_race { ev.goal_threads.len() } else { 0 };
     let first_marked = ev.steps.len().saturating_sub(marked);
+    let plain: Vec<explain::Step> = ev
+        .steps
+        .iter()
+        .map(|st| explain::Step {
+            thread: st.thread,
+            stmt: st.stmt,
+        })
+        .collect();
+    let entries = ev
+        .witness
+        .context
+        .as_ref()
+        .map(|c| c.threads.clone())
+        .unwrap_or_default();
+    let failing = ev
+        .goal_threads
+        .first()
+        .map(|&(t, _)| t)
+        .or(ev.steps.last().map(|st| st.thread));
+    if let (false, true, Some(failing)) = (is_race, ev.blocked.is_empty(), failing) {
+        if let Some(summary) = explain::summary(program, &entries, &plain, &ev.witness, failing) {
+            let _ = writeln!(s, "  why: {summary}");
+        }
+    }
+    let functions = explain::thread_functions(program, &entries, &plain);
+    let texts: Vec<(String, String)> = ev
+        .steps
+        .iter()
+        .map(|st| {
+            let event = match st.event.as_str() {
+                "reacquire" => EventKind::Reacquire,
+                "thread_end" => EventKind::ThreadEnd,
+                _ => EventKind::Statement,
+            };
+            (
+                step_text(program, st.stmt, event),
+                explain::statement_line(program, st.stmt).unwrap_or_default(),
+            )
+        })
+        .collect();
     let steps: Vec<witness_text::Step<'_>> = ev
         .steps
         .iter()
+        .zip(&texts)
         .enumerate()
-        .map(|(i, step)| witness_text::Step {
+        .map(|(i, (step, (text, source)))| witness_text::Step {
             thread: step.thread,
             stmt: step.stmt,
             location: &step.location,
-            event: &step.event,
-            text: "",
+            // The IR text already says the thread ends.
+            event: if step.event == "thread_end" {
+                "statement"
+            } else {
+                &step.event
+            },
+            text,
             goal: i >= first_marked,
-            function: "",
-            source: "",
+            function: functions.get(&step.thread).map_or("", String::as_str),
+            source,
         })
         .collect();
     witness_text::write(s, &ev.witness, &steps);
     for b in &ev.blocked {
         let _ = writeln!(s, "  blocked: {b}");
     }
-    let _ = program;
 }
 
 pub fn json(program: &Program, outcomes: &[GoalOutcome]) -> Value {

@@ -2,7 +2,8 @@
 //! decided goals, time; only on a terminal and without `--quiet`), the overall
 //! `--total-timeout` checked before every goal's round, and SIGINT/SIGTERM answered with
 //! the report of the best results so far (the goals not decided yet UNKNOWN, naming the
-//! interruption) instead of dying with nothing.
+//! interruption) instead of dying with nothing. Without `--quiet`, each goal is announced
+//! on stderr the moment a round decides it (the report on stdout still comes at the end).
 //!
 //! The search cannot be stopped from outside (its only stop is its own deadline), so an
 //! interruption is answered by a watcher thread: it prints the report from the latest
@@ -45,6 +46,10 @@ pub struct Watch {
     reported: AtomicBool,
     done: AtomicBool,
     progress: Option<ProgressBar>,
+    /// Each goal's label, and whether a decided goal is announced on stderr at once
+    /// (without `--quiet`): the report comes at the end, a verdict as soon as it is known.
+    labels: Vec<String>,
+    announce: bool,
     /// The overall deadline (`--total-timeout`), with its length for the reason.
     deadline: Option<(Instant, Duration)>,
 }
@@ -52,10 +57,11 @@ pub struct Watch {
 impl Watch {
     pub fn new(
         started: Instant,
-        goals: usize,
+        labels: Vec<String>,
         show_progress: bool,
         total: Option<Duration>,
     ) -> Watch {
+        let goals = labels.len();
         let progress = (show_progress && std::io::stderr().is_terminal()).then(|| {
             let bar = ProgressBar::with_draw_target(
                 Some(goals as u64),
@@ -77,6 +83,8 @@ impl Watch {
             reported: AtomicBool::new(false),
             done: AtomicBool::new(false),
             progress,
+            labels,
+            announce: show_progress,
             deadline: total.map(|t| (started + t, t)),
         }
     }
@@ -112,7 +120,14 @@ impl Watch {
     /// After goal `i`'s round.
     pub fn after_round(&self, i: usize, hunt: &Hunt) {
         let mut latest = lock(&self.latest);
+        let newly_decided = hunt.verdict != Verdict::Unknown
+            && latest[i]
+                .as_ref()
+                .is_none_or(|h| h.verdict == Verdict::Unknown);
         latest[i] = Some(hunt.clone());
+        if newly_decided && self.announce {
+            self.announce_decided(i, hunt.verdict);
+        }
         if let Some(bar) = &self.progress {
             let decided = latest
                 .iter()
@@ -120,6 +135,21 @@ impl Watch {
                 .filter(|h| h.verdict != Verdict::Unknown)
                 .count();
             bar.set_position(decided as u64);
+        }
+    }
+
+    /// One stderr line for a goal just decided, above the progress line on a terminal.
+    fn announce_decided(&self, i: usize, verdict: Verdict) {
+        let line = format!(
+            "hunt: goal {} decided: {} ({}) after {:.1} s",
+            i + 1,
+            verdict.name(),
+            self.labels[i],
+            self.started.elapsed().as_secs_f64()
+        );
+        match &self.progress {
+            Some(bar) => bar.println(line),
+            None => eprintln!("{line}"),
         }
     }
 
