@@ -22,6 +22,7 @@
 //! ([`Scalar::Ptr`], whose width the data model gives).
 
 pub(crate) mod display;
+pub mod float;
 mod program;
 mod stmt;
 mod values;

@@ -370,6 +370,7 @@ impl FnBuilder<'_, '_> {
                     _ => return self.l.invalid(a.span, "printf %s/%p with a non-pointer"),
                 },
                 Scalar::Int { bits, signed } => CType::Int(IntType::new(bits, signed)),
+                Scalar::Float { bits } => CType::Float(bits),
             };
             ops.push(self.convert(v, &ty, a.span)?);
         }
@@ -463,6 +464,8 @@ fn void_val() -> Val {
 fn nondet_type(l: &Lowerer, suffix: &str) -> Option<CType> {
     let long = l.dm.pointer_bits();
     let (bits, signed, is_bool) = match suffix {
+        "float" => return Some(CType::Float(32)),
+        "double" => return Some(CType::Float(64)),
         "int" => (32, true, false),
         "uint" | "unsigned" | "u32" => (32, false, false),
         "char" => (8, true, false),

@@ -69,6 +69,7 @@ impl FnBuilder<'_, '_> {
                     _ => return self.l.invalid(a.span, "sprintf %s with a non-pointer"),
                 },
                 Scalar::Int { bits, signed } => CType::Int(IntType::new(bits, signed)),
+                Scalar::Float { bits } => CType::Float(bits),
             };
             let op = self.convert(v.clone(), &ty, a.span)?;
             let v = Val { op, ty };

@@ -137,6 +137,9 @@ pub fn eval_rvalue(
     rv: &Rvalue,
     r: &mut dyn Reader,
 ) -> Result<Evaluated, Unsupported> {
+    if crate::predict::ctp::touches_float(rv) {
+        return unsupported("floating-point arithmetic in the symbolic engine");
+    }
     match rv {
         Rvalue::Use(op) => Ok(r.read(pool, op).into()),
         Rvalue::Unary { op, ty, arg } => {
@@ -345,6 +348,7 @@ pub fn cast(
             Ok(SVal::Int(pool.resize(x, to.bits(dm), from.is_signed())))
         }
         (pointer, Scalar::Ptr) => Ok(pointer),
+        (_, Scalar::Float { .. }) => unsupported("conversion of a pointer to a float"),
         (_, Scalar::Int { .. }) => {
             unsupported("conversion of an object or function pointer to an integer")
         }
