@@ -266,6 +266,7 @@ impl Smt {
                 x.sign_ext(by).into()
             }
             Node::Trunc(a, w) => self.bv(a).extract(u32::from(w) - 1, 0).into(),
+            Node::Fp(op, a, b) => op.translate(pool.width(a), &self.bv(a), &self.bv(b)),
         }
     }
 }

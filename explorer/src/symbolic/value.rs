@@ -137,8 +137,8 @@ pub fn eval_rvalue(
     rv: &Rvalue,
     r: &mut dyn Reader,
 ) -> Result<Evaluated, Unsupported> {
-    if crate::predict::ctp::touches_float(rv) {
-        return unsupported("floating-point arithmetic in the symbolic engine");
+    if super::float_eval::touches_float(rv) {
+        return eval_float(pool, dm, rv, r);
     }
     match rv {
         Rvalue::Use(op) => Ok(r.read(pool, op).into()),
@@ -168,6 +168,31 @@ pub fn eval_rvalue(
             ptr_diff(pool, dm, a, b, *scale).map(Evaluated::from)
         }
         Rvalue::Uninit(_) => unsupported("internal: Uninit evaluated without an input"),
+    }
+}
+
+/// A float `Unary`, `Binary` or `Cast` (see `float_eval`).
+fn eval_float(
+    pool: &mut TermPool,
+    dm: DataModel,
+    rv: &Rvalue,
+    r: &mut dyn Reader,
+) -> Result<Evaluated, Unsupported> {
+    use super::float_eval as fe;
+    match rv {
+        Rvalue::Unary { op, ty, arg } => {
+            let a = r.read(pool, arg);
+            fe::unary(pool, *op, *ty, a).map(Evaluated::from)
+        }
+        Rvalue::Binary { op, ty, lhs, rhs } => {
+            let (a, b) = (r.read(pool, lhs), r.read(pool, rhs));
+            fe::binary(pool, *op, *ty, a, b).map(Evaluated::from)
+        }
+        Rvalue::Cast { from, to, arg } => {
+            let a = r.read(pool, arg);
+            fe::cast(pool, dm, *from, *to, a)
+        }
+        _ => unsupported("internal: not a float computation"),
     }
 }
 
