@@ -244,6 +244,8 @@ fn rvalue(p: &Program, f: &Function, v: &Rvalue) -> String {
             let s = match u {
                 UnOp::Neg => "-",
                 UnOp::Not => "~",
+                UnOp::Abs => "fabs ",
+                UnOp::Sqrt => "sqrt ",
                 UnOp::LogicalNot => "!",
             };
             format!("{s}{ty} {}", op(arg))

@@ -159,6 +159,10 @@ pub enum UnOp {
     Not,
     /// `!x`: 1 if the operand is zero (or null), else 0; the result is `int`.
     LogicalNot,
+    /// `fabs`/`fabsf` of a float: clears the sign bit.
+    Abs,
+    /// `sqrt`/`sqrtf` of a float: the IEEE square root, exactly rounded.
+    Sqrt,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]

@@ -206,6 +206,9 @@ impl FnBuilder<'_, '_> {
             "memcpy" | "memmove" | "memset" if self.l.unit.linked.contains(name) => {
                 return self.mem_call(name, c).map(Some);
             }
+            "fabs" | "fabsf" | "sqrt" | "sqrtf" if !user_defined => {
+                return self.float_math(name, c).map(Some);
+            }
             "__builtin_expect" => {
                 let v = self.rvalue(&args[0])?;
                 return Ok(Some(v));

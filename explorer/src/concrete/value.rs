@@ -90,7 +90,10 @@ pub(crate) fn unary(op: UnOp, ty: Scalar, arg: Value, dm: DataModel) -> ArithRes
             float::compare(BinOp::Eq, bits, v, 0) == Some(true),
         ))),
         (UnOp::Neg, Value::Int(v), Scalar::Float { bits }) => Ok(Value::Int(float::neg(bits, v))),
+        (UnOp::Abs, Value::Int(v), Scalar::Float { bits }) => Ok(Value::Int(float::abs(bits, v))),
+        (UnOp::Sqrt, Value::Int(v), Scalar::Float { bits }) => Ok(Value::Int(float::sqrt(bits, v))),
         (UnOp::Not, _, Scalar::Float { .. }) => Err(unsupported("`~` on a float")),
+        (UnOp::Abs | UnOp::Sqrt, _, _) => Err(unsupported("`fabs`/`sqrt` of a non-float")),
         _ => unary_int(op, bits, arg),
     }
 }

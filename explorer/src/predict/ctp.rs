@@ -702,6 +702,8 @@ fn rvalue(
         Rvalue::Unary { op, .. } => match op {
             UnOp::Neg => resize(&t(0).bvneg(), w, false),
             UnOp::Not => resize(&t(0).bvnot(), w, false),
+            // Float-only operations: `touches_float` pins them before this point.
+            UnOp::Abs | UnOp::Sqrt => konst(bits_of(observed), w),
             UnOp::LogicalNot => {
                 let z = t(0).eq(konst(0, t(0).get_size()));
                 z.ite(&konst(1, w), &konst(0, w))

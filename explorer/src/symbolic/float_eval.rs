@@ -6,7 +6,7 @@ use super::fp::FpOp;
 use super::term::{BvOp, TermPool};
 use super::value::{Check, Evaluated, SVal, Unsupported};
 use crate::concrete::ViolationKind;
-use analysis::ir::{float, BinOp, DataModel, Rvalue, Scalar, UnOp};
+use analysis::ir::{float, truncate, BinOp, DataModel, Rvalue, Scalar, UnOp};
 
 /// Does the rvalue compute on, or convert from or to, a float?
 pub fn touches_float(rv: &Rvalue) -> bool {
@@ -36,6 +36,11 @@ pub fn unary(pool: &mut TermPool, op: UnOp, ty: Scalar, a: SVal) -> Result<SVal,
             let z = pool.fp(FpOp::Eq, x, zero);
             Ok(SVal::Int(pool.bool_to_bv(z, 32)))
         }
+        UnOp::Abs => {
+            let mask = pool.bv_const(!float::sign_bit(bits) & truncate(u64::MAX, bits), bits);
+            Ok(SVal::Int(pool.bin(BvOp::And, x, mask)))
+        }
+        UnOp::Sqrt => Ok(SVal::Int(pool.fp(FpOp::Sqrt, x, x))),
         UnOp::Not => Err(Unsupported("`~` on a float".into())),
     }
 }

@@ -20,6 +20,8 @@ pub enum FpOp {
     Sub,
     Mul,
     Div,
+    /// The IEEE square root (unary).
+    Sqrt,
     /// IEEE equality (NaN unequal to everything, `-0 == +0`).
     Eq,
     Lt,
@@ -49,7 +51,7 @@ impl FpOp {
     /// The width of the result given the first operand's width (1 for booleans).
     pub fn width(self, operand: u8) -> u8 {
         match self {
-            FpOp::Add | FpOp::Sub | FpOp::Mul | FpOp::Div => operand,
+            FpOp::Add | FpOp::Sub | FpOp::Mul | FpOp::Div | FpOp::Sqrt => operand,
             FpOp::FromSInt(w)
             | FpOp::FromUInt(w)
             | FpOp::ToSInt(w)
@@ -77,6 +79,7 @@ impl FpOp {
             FpOp::Add | FpOp::Sub | FpOp::Mul | FpOp::Div => {
                 float::arith(self.bin_op(), width, a, b).unwrap_or(0)
             }
+            FpOp::Sqrt => float::sqrt(width, a),
             FpOp::Eq | FpOp::Lt | FpOp::Le => {
                 u64::from(float::compare(self.bin_op(), width, a, b) == Some(true))
             }
@@ -113,6 +116,9 @@ impl FpOp {
                     }
                     FpOp::Div => {
                         arith(&fa.div_with_rounding_mode(&fb, &rne), width, a, b, &fa, &fb)
+                    }
+                    FpOp::Sqrt => {
+                        ieee_bits(&fa.sqrt_with_rounding_mode(&rne), width, &[(a, &fa)]).into()
                     }
                     FpOp::Eq => fa.eq_fpa(&fb).into(),
                     FpOp::Lt => fa.lt(&fb).into(),
@@ -290,6 +296,7 @@ mod tests {
                 FpOp::Sub,
                 FpOp::Mul,
                 FpOp::Div,
+                FpOp::Sqrt,
                 FpOp::Eq,
                 FpOp::Lt,
                 FpOp::Le,

@@ -233,6 +233,7 @@ pub fn unary(
             let x = int_of(pool, a, bits)?;
             Ok(SVal::Int(pool.bnot(x)))
         }
+        UnOp::Abs | UnOp::Sqrt => unsupported("`fabs`/`sqrt` of a non-float"),
     }
 }
 

@@ -139,3 +139,33 @@ fn fold_cast(op: &Operand, from: Scalar, to: Scalar) -> Option<Operand> {
     };
     Some(Operand::Int { bits, ty: to })
 }
+
+impl FnBuilder<'_, '_> {
+    /// `fabs(x)`, `fabsf(x)`, `sqrt(x)`, `sqrtf(x)`: exact in IEEE (a sign-bit clear, the
+    /// exactly rounded root), so both engines compute them; the argument is converted to
+    /// the function's parameter type as a prototype would.
+    pub(crate) fn float_math(
+        &mut self,
+        name: &str,
+        c: &lang_c::span::Node<lang_c::ast::CallExpression>,
+    ) -> LResult<Val> {
+        let [arg] = c.node.arguments.as_slice() else {
+            return self
+                .l
+                .invalid(c.span, format!("`{name}` takes one argument"));
+        };
+        let width = if name.ends_with('f') { 32 } else { 64 };
+        let ty = CType::Float(width);
+        let v = self.rvalue(arg)?;
+        let x = self.convert(v, &ty, arg.span)?;
+        let s = Scalar::Float { bits: width };
+        let op = if name.starts_with("fabs") {
+            UnOp::Abs
+        } else {
+            UnOp::Sqrt
+        };
+        self.at(c.span);
+        let op = self.assign_tmp(s, Rvalue::Unary { op, ty: s, arg: x });
+        Ok(Val { op, ty })
+    }
+}
