@@ -220,7 +220,7 @@ pub fn stmt_text(p: &Program, f: &Function, k: &StmtKind) -> String {
                 .iter()
                 .map(|piece| match piece {
                     FormatPiece::Text(t) => t.escape_debug().to_string(),
-                    FormatPiece::Conv { conv, arg } => format!("%{conv}:{arg}"),
+                    FormatPiece::Conv { conv, arg, spec } => format!("%{spec}{conv}:{arg}"),
                 })
                 .collect();
             let a: Vec<String> = args.iter().map(op).collect();

@@ -23,6 +23,7 @@
 
 pub(crate) mod display;
 pub mod float;
+pub mod printf;
 mod program;
 mod stmt;
 mod values;
