@@ -372,6 +372,18 @@ impl FnBuilder<'_, '_> {
                     CType::Ptr(_) => v.ty.clone(),
                     _ => return self.l.invalid(a.span, "printf %s/%p with a non-pointer"),
                 },
+                // A float for an integer conversion or the reverse is undefined (the
+                // value comes from the other register file): rejected, not converted.
+                Scalar::Int { .. } | Scalar::Float { .. }
+                    if matches!(s, Scalar::Float { .. }) != matches!(v.ty, CType::Float(_)) =>
+                {
+                    let what = if matches!(v.ty, CType::Float(_)) {
+                        "an integer conversion with a floating-point argument (undefined behaviour)"
+                    } else {
+                        "a floating-point conversion with a non-floating argument (undefined behaviour)"
+                    };
+                    return self.l.invalid(a.span, format!("printf: {what}"));
+                }
                 Scalar::Int { bits, signed } => CType::Int(IntType::new(bits, signed)),
                 Scalar::Float { bits } => CType::Float(bits),
             };
