@@ -5,7 +5,9 @@ use analysis::ir::StmtId;
 use explorer::concrete::Witness;
 use std::fmt::Write as _;
 
-/// The inputs of a witness as `i32 5, u8 1`, or `(none)`.
+/// The inputs of a witness as `i32 5, u8 1, f64 0x3ff8000000000000 (1.5)`, or `(none)`:
+/// a float is shown exactly, by its bits, and as the shortest decimal that reads back to
+/// them.
 pub fn inputs(witness: &Witness) -> String {
     if witness.inputs.is_empty() {
         return "(none)".to_string();
@@ -13,7 +15,13 @@ pub fn inputs(witness: &Witness) -> String {
     witness
         .inputs
         .iter()
-        .map(|i| format!("{} {}", i.ty.0, i.value))
+        .map(|i| match i.ty.0 {
+            analysis::ir::Scalar::Float { bits } => {
+                let value = analysis::ir::float::to_f64(bits, i.value as u64);
+                format!("{} {:#x} ({value:?})", i.ty.0, i.value as u64)
+            }
+            ty => format!("{ty} {}", i.value),
+        })
         .collect::<Vec<_>>()
         .join(", ")
 }

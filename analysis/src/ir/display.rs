@@ -135,9 +135,22 @@ pub fn operand_text(p: &Program, o: &Operand) -> String {
     operand(p, o)
 }
 
+/// A float constant as Rust's shortest round-tripping decimal, with its width.
+fn float_text(bits: u64, width: u8) -> String {
+    if width == 32 {
+        format!("{:?}f32", f32::from_bits(bits as u32))
+    } else {
+        format!("{:?}f64", f64::from_bits(bits))
+    }
+}
+
 fn operand(p: &Program, o: &Operand) -> String {
     match o {
         Operand::Reg(r) => r.to_string(),
+        Operand::Int {
+            bits,
+            ty: Scalar::Float { bits: width },
+        } => float_text(*bits, *width),
         Operand::Int { bits, ty } => {
             if ty.is_signed() {
                 sign_extend(*bits, ty.bits(p.data_model)).to_string()
@@ -207,7 +220,7 @@ pub fn stmt_text(p: &Program, f: &Function, k: &StmtKind) -> String {
                 .iter()
                 .map(|piece| match piece {
                     FormatPiece::Text(t) => t.escape_debug().to_string(),
-                    FormatPiece::Conv { conv, arg } => format!("%{conv}:{arg}"),
+                    FormatPiece::Conv { conv, arg, spec } => format!("%{spec}{conv}:{arg}"),
                 })
                 .collect();
             let a: Vec<String> = args.iter().map(op).collect();
@@ -231,6 +244,8 @@ fn rvalue(p: &Program, f: &Function, v: &Rvalue) -> String {
             let s = match u {
                 UnOp::Neg => "-",
                 UnOp::Not => "~",
+                UnOp::Abs => "fabs ",
+                UnOp::Sqrt => "sqrt ",
                 UnOp::LogicalNot => "!",
             };
             format!("{s}{ty} {}", op(arg))

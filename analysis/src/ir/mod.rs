@@ -22,6 +22,8 @@
 //! ([`Scalar::Ptr`], whose width the data model gives).
 
 pub(crate) mod display;
+pub mod float;
+pub mod printf;
 mod program;
 mod stmt;
 mod values;

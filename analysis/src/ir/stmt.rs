@@ -175,11 +175,14 @@ impl SyncOp {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub enum FormatPiece {
     Text(String),
-    /// A conversion (`d`, `u`, `x`, `X`, `s`, `c`, `p`) applied to the next argument of
-    /// type `arg`; `long` and `long long` are folded into the argument type.
+    /// A conversion (`d i u x X o s c p`, or `f F e E g G` of a `double`) applied to the
+    /// next argument of type `arg`, with its flags, width and precision; `long` and
+    /// `long long` are folded into the argument type.
     Conv {
         conv: char,
         arg: Scalar,
+        #[serde(skip_serializing_if = "super::printf::ConvSpec::is_plain")]
+        spec: super::printf::ConvSpec,
     },
 }
 

@@ -12,6 +12,10 @@ pub enum Scalar {
     Int { bits: u8, signed: bool },
     /// A data or function pointer, of the data model's pointer width.
     Ptr,
+    /// An IEEE 754 binary floating-point number of `bits` (32: `float`, 64: `double`),
+    /// held as its bit pattern. Arithmetic rounds to nearest, ties to even (x86-64 SSE2,
+    /// no x87 excess precision); see `Operand::float`.
+    Float { bits: u8 },
 }
 
 impl Scalar {
@@ -39,11 +43,13 @@ impl Scalar {
         bits: 64,
         signed: false,
     };
+    pub const F32: Scalar = Scalar::Float { bits: 32 };
+    pub const F64: Scalar = Scalar::Float { bits: 64 };
 
     /// Width in bits under a data model.
     pub fn bits(self, dm: DataModel) -> u8 {
         match self {
-            Scalar::Int { bits, .. } => bits,
+            Scalar::Int { bits, .. } | Scalar::Float { bits } => bits,
             Scalar::Ptr => dm.pointer_bits(),
         }
     }
@@ -54,6 +60,10 @@ impl Scalar {
 
     pub fn is_signed(self) -> bool {
         matches!(self, Scalar::Int { signed: true, .. })
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Scalar::Float { .. })
     }
 }
 
@@ -66,6 +76,7 @@ impl fmt::Display for Scalar {
                 signed: false,
             } => write!(f, "u{bits}"),
             Scalar::Ptr => write!(f, "ptr"),
+            Scalar::Float { bits } => write!(f, "f{bits}"),
         }
     }
 }
@@ -75,7 +86,7 @@ impl fmt::Display for Scalar {
 pub enum Operand {
     Reg(RegId),
     /// An integer constant; `bits` holds the value's two's-complement bits truncated to the
-    /// width of `ty`.
+    /// width of `ty`. For a `Float` type, `bits` is the IEEE bit pattern.
     Int {
         bits: u64,
         ty: Scalar,
@@ -95,13 +106,22 @@ pub enum Operand {
 impl Operand {
     pub fn int(value: i128, ty: Scalar) -> Operand {
         let bits = match ty {
-            Scalar::Int { bits, .. } => bits,
+            Scalar::Int { bits, .. } | Scalar::Float { bits } => bits,
             Scalar::Ptr => 64,
         };
         Operand::Int {
             bits: truncate(value as u64, bits),
             ty,
         }
+    }
+
+    /// A `double` constant (rounded to `float` for a 32-bit type).
+    pub fn float(value: f64, ty: Scalar) -> Operand {
+        let bits = match ty {
+            Scalar::Float { bits: 32 } => u64::from((value as f32).to_bits()),
+            _ => value.to_bits(),
+        };
+        Operand::Int { bits, ty }
     }
 
     pub fn as_reg(&self) -> Option<RegId> {
@@ -139,6 +159,10 @@ pub enum UnOp {
     Not,
     /// `!x`: 1 if the operand is zero (or null), else 0; the result is `int`.
     LogicalNot,
+    /// `fabs`/`fabsf` of a float: clears the sign bit.
+    Abs,
+    /// `sqrt`/`sqrtf` of a float: the IEEE square root, exactly rounded.
+    Sqrt,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]

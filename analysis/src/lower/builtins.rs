@@ -225,6 +225,9 @@ impl FnBuilder<'_, '_> {
             "memcpy" | "memmove" | "memset" if self.l.unit.linked.contains(name) => {
                 return self.mem_call(name, c).map(Some);
             }
+            "fabs" | "fabsf" | "sqrt" | "sqrtf" if !user_defined => {
+                return self.float_math(name, c).map(Some);
+            }
             "__builtin_expect" => {
                 let v = self.rvalue(&args[0])?;
                 return Ok(Some(v));
@@ -388,7 +391,7 @@ impl FnBuilder<'_, '_> {
         let Some(format) = parse_format(&text, self.l.dm) else {
             return self
                 .l
-                .unsupported(s.span, format!("printf format {text:?} (only %d %i %u %x %X %s %c %p with l/ll/h/z, no width or flags)"));
+                .unsupported(s.span, format!("printf format {text:?} (only %d %i %u %x %X %o %s %c %p %f %F %e %E %g %G with flags, width and precision and l/ll/h/hh/z/j/t; no `*`, %a, %n or L)"));
         };
         let convs: Vec<Scalar> = format
             .iter()
@@ -415,7 +418,20 @@ impl FnBuilder<'_, '_> {
                     CType::Ptr(_) => v.ty.clone(),
                     _ => return self.l.invalid(a.span, "printf %s/%p with a non-pointer"),
                 },
+                // A float for an integer conversion or the reverse is undefined (the
+                // value comes from the other register file): rejected, not converted.
+                Scalar::Int { .. } | Scalar::Float { .. }
+                    if matches!(s, Scalar::Float { .. }) != matches!(v.ty, CType::Float(_)) =>
+                {
+                    let what = if matches!(v.ty, CType::Float(_)) {
+                        "an integer conversion with a floating-point argument (undefined behaviour)"
+                    } else {
+                        "a floating-point conversion with a non-floating argument (undefined behaviour)"
+                    };
+                    return self.l.invalid(a.span, format!("printf: {what}"));
+                }
                 Scalar::Int { bits, signed } => CType::Int(IntType::new(bits, signed)),
+                Scalar::Float { bits } => CType::Float(bits),
             };
             ops.push(self.convert(v, &ty, a.span)?);
         }
@@ -439,6 +455,7 @@ impl FnBuilder<'_, '_> {
                 FormatPiece::Conv {
                     conv: 's',
                     arg: Scalar::Ptr,
+                    spec: Default::default(),
                 },
                 FormatPiece::Text("\n".into()),
             ]
@@ -446,6 +463,7 @@ impl FnBuilder<'_, '_> {
             vec![FormatPiece::Conv {
                 conv: 'c',
                 arg: Scalar::I32,
+                spec: Default::default(),
             }]
         };
         let dst = self.new_reg(None, Scalar::I32);
@@ -509,6 +527,8 @@ fn void_val() -> Val {
 fn nondet_type(l: &Lowerer, suffix: &str) -> Option<CType> {
     let long = l.dm.pointer_bits();
     let (bits, signed, is_bool) = match suffix {
+        "float" => return Some(CType::Float(32)),
+        "double" => return Some(CType::Float(64)),
         "int" => (32, true, false),
         "uint" | "unsigned" | "u32" => (32, false, false),
         "char" => (8, true, false),
@@ -530,7 +550,8 @@ fn nondet_type(l: &Lowerer, suffix: &str) -> Option<CType> {
 }
 
 /// Parses a printf format into text and conversions; `None` for what agx does not print
-/// (widths, flags, precision, floating point).
+/// (`*` widths, a width or precision over [`MAX_WIDTH`], `%a`, `%n`, `long double`, a
+/// precision on `%c`/`%p`).
 pub(crate) fn parse_format(text: &str, dm: DataModel) -> Option<Vec<FormatPiece>> {
     let mut out = Vec::new();
     let mut lit = String::new();
@@ -545,6 +566,7 @@ pub(crate) fn parse_format(text: &str, dm: DataModel) -> Option<Vec<FormatPiece>
             lit.push('%');
             continue;
         }
+        let spec = parse_spec(&mut chars)?;
         let mut len = String::new();
         while let Some(&m) = chars.peek() {
             if matches!(m, 'l' | 'h' | 'z' | 'j' | 't') {
@@ -562,19 +584,68 @@ pub(crate) fn parse_format(text: &str, dm: DataModel) -> Option<Vec<FormatPiece>
                 bits,
                 signed: false,
             },
-            'c' => Scalar::I32,
-            's' | 'p' => Scalar::Ptr,
+            'c' if spec.precision.is_none() => Scalar::I32,
+            's' => Scalar::Ptr,
+            'p' if spec.precision.is_none() => Scalar::Ptr,
+            // A `float` argument is promoted to `double`; `%lf` is `%f`.
+            'f' | 'F' | 'e' | 'E' | 'g' | 'G' if len.is_empty() || len == "l" => {
+                Scalar::Float { bits: 64 }
+            }
             _ => return None,
         };
         if !lit.is_empty() {
             out.push(FormatPiece::Text(std::mem::take(&mut lit)));
         }
-        out.push(FormatPiece::Conv { conv, arg });
+        out.push(FormatPiece::Conv { conv, arg, spec });
     }
     if !lit.is_empty() {
         out.push(FormatPiece::Text(lit));
     }
     Some(out)
+}
+
+/// The largest width or precision agx prints (a larger one is rejected rather than
+/// allocated).
+const MAX_WIDTH: u32 = 4096;
+
+/// The flags, width and precision after a `%`.
+fn parse_spec(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Option<printf::ConvSpec> {
+    let mut spec = printf::ConvSpec::default();
+    while let Some(&f) = chars.peek() {
+        match f {
+            '-' => spec.minus = true,
+            '+' => spec.plus = true,
+            ' ' => spec.space = true,
+            '#' => spec.alt = true,
+            '0' => spec.zero = true,
+            _ => break,
+        }
+        chars.next();
+    }
+    spec.width = format_number(chars)?;
+    if chars.peek() == Some(&'.') {
+        chars.next();
+        spec.precision = Some(format_number(chars)?.unwrap_or(0));
+    }
+    Some(spec)
+}
+
+/// A decimal width or precision, `Some(None)` when absent; `None` for `*` or one over
+/// [`MAX_WIDTH`].
+fn format_number(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Option<Option<u32>> {
+    let mut n: Option<u32> = None;
+    while let Some(d) = chars.peek().and_then(|c| c.to_digit(10)) {
+        let v = n.unwrap_or(0) * 10 + d;
+        if v > MAX_WIDTH {
+            return None;
+        }
+        n = Some(v);
+        chars.next();
+    }
+    if chars.peek() == Some(&'*') {
+        return None;
+    }
+    Some(n)
 }
 
 /// The width in bits of an integer conversion with length modifier `len`, shared by the
@@ -687,5 +758,48 @@ impl Lowerer<'_> {
             ty: ret.scalar().unwrap_or(Scalar::I32),
             function: name,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn convs(text: &str) -> Option<Vec<(char, Scalar, String)>> {
+        let pieces = parse_format(text, DataModel::Lp64)?;
+        Some(
+            pieces
+                .into_iter()
+                .filter_map(|p| match p {
+                    FormatPiece::Conv { conv, arg, spec } => Some((conv, arg, spec.to_string())),
+                    FormatPiece::Text(_) => None,
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn formats_read_flags_width_precision_and_doubles() {
+        let f64 = Scalar::Float { bits: 64 };
+        assert_eq!(
+            convs("%-08.3f|%lg|%+ #5ld|%.2s|%E"),
+            Some(vec![
+                ('f', f64, "-08.3".into()),
+                ('g', f64, String::new()),
+                ('d', Scalar::I64, "+ #5".into()),
+                ('s', Scalar::Ptr, ".2".into()),
+                ('E', f64, String::new()),
+            ])
+        );
+        assert_eq!(convs("%.f"), Some(vec![('f', f64, ".0".into())]));
+    }
+
+    #[test]
+    fn formats_agx_cannot_print_are_refused() {
+        for text in [
+            "%*d", "%.*f", "%Lf", "%a", "%n", "%.3c", "%.2p", "%5000d", "%hf",
+        ] {
+            assert_eq!(convs(text), None, "{text}");
+        }
     }
 }

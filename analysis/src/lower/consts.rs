@@ -218,6 +218,9 @@ impl Lowerer<'_> {
     /// address of a static object (plus an offset), or a function.
     pub(crate) fn const_value(&mut self, e: &Node<Expression>, ty: &CType) -> LResult<Operand> {
         let scalar = ty.scalar().expect("scalar initializer");
+        if scalar.is_float() {
+            return self.const_float_value(e, scalar);
+        }
         if let Some(v) = self.const_int(e)? {
             return Ok(match scalar {
                 Scalar::Ptr if v == 0 => Operand::Null,

@@ -216,24 +216,15 @@ impl FnBuilder<'_, '_> {
             .iter()
             .map(|(_, sc)| match sc {
                 Scalar::Ptr => Operand::Null,
+                // A float cell gets the replicated byte as its bit pattern (both engines
+                // hold floats as bits), so no value conversion follows.
+                Scalar::Float { bits } => self.fill_bits(&byte, *bits),
                 Scalar::Int { bits, .. } => {
                     let wide = Scalar::Int {
                         bits: *bits,
                         signed: false,
                     };
-                    let b = self.assign_tmp(
-                        wide,
-                        Rvalue::Cast {
-                            from: Scalar::I32,
-                            to: wide,
-                            arg: byte.clone(),
-                        },
-                    );
-                    let ones: u128 = (0..bits / 8).fold(0, |acc, _| (acc << 8) | 1);
-                    let v = self.assign_tmp(
-                        wide,
-                        bin(BinOp::Mul, wide, b, Operand::int(ones as i128, wide)),
-                    );
+                    let v = self.fill_bits(&byte, *bits);
                     self.assign_tmp(
                         *sc,
                         Rvalue::Cast {
@@ -245,6 +236,27 @@ impl FnBuilder<'_, '_> {
                 }
             })
             .collect()
+    }
+
+    /// The byte `byte` (an `int`) repeated over `bits` bits, as an unsigned integer.
+    fn fill_bits(&mut self, byte: &Operand, bits: u8) -> Operand {
+        let wide = Scalar::Int {
+            bits,
+            signed: false,
+        };
+        let b = self.assign_tmp(
+            wide,
+            Rvalue::Cast {
+                from: Scalar::I32,
+                to: wide,
+                arg: byte.clone(),
+            },
+        );
+        let ones: u128 = (0..bits / 8).fold(0, |acc, _| (acc << 8) | 1);
+        self.assign_tmp(
+            wide,
+            bin(BinOp::Mul, wide, b, Operand::int(ones as i128, wide)),
+        )
     }
 
     /// Copies `count` elements of `size` bytes cell by cell from `s` to `d`.

@@ -17,6 +17,7 @@ mod cleanup;
 mod consts;
 mod decl;
 mod expr;
+mod floats;
 mod func;
 mod init;
 mod memfns;

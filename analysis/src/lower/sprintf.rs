@@ -22,12 +22,18 @@ impl FnBuilder<'_, '_> {
         };
         let text = self.literal_text(s)?;
         let Some(format) = parse_format(&text, self.l.dm).filter(|f| {
-            !f.iter()
-                .any(|p| matches!(p, FormatPiece::Conv { conv: 'p', .. }))
+            // No `%p`, no float, no flags, width or precision: the IR sprintf writes
+            // integers and strings only.
+            !f.iter().any(|p| match p {
+                FormatPiece::Conv { conv, arg, spec } => {
+                    *conv == 'p' || matches!(arg, Scalar::Float { .. }) || !spec.is_plain()
+                }
+                FormatPiece::Text(_) => false,
+            })
         }) else {
             return self.l.unsupported(
                 s.span,
-                format!("sprintf format {text:?} (only %d %i %u %x %X %o %s %c with l/ll/h/z, no width or flags)"),
+                format!("sprintf format {text:?} (only %d %i %u %x %X %o %s %c with l/ll/h/z; no flags, width, precision or floating point)"),
             );
         };
         let convs = format
@@ -59,7 +65,7 @@ impl FnBuilder<'_, '_> {
                     end = self.put_str(end, lit);
                     continue;
                 }
-                FormatPiece::Conv { conv, arg } => (conv, arg),
+                FormatPiece::Conv { conv, arg, .. } => (conv, arg),
             };
             let a = values.next().expect("as many arguments as conversions");
             let v = self.rvalue(a)?;
@@ -69,6 +75,7 @@ impl FnBuilder<'_, '_> {
                     _ => return self.l.invalid(a.span, "sprintf %s with a non-pointer"),
                 },
                 Scalar::Int { bits, signed } => CType::Int(IntType::new(bits, signed)),
+                Scalar::Float { bits } => CType::Float(bits),
             };
             let op = self.convert(v.clone(), &ty, a.span)?;
             let v = Val { op, ty };

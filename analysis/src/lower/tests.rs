@@ -193,8 +193,8 @@ fn unsupported_constructs_name_the_construct_and_line() {
             "t.c:2: unsupported: inline assembly",
         ),
         (
-            "int main() {\n  double d = 1.5;\n  return 0;\n}",
-            "unsupported: floating-point",
+            "int main() {\n  long double d = 1.5;\n  return 0;\n}",
+            "t.c:2: unsupported: `long double` variable",
         ),
         (
             "struct s { int a : 3; };\nint main() { struct s v; return 0; }",

@@ -54,7 +54,8 @@ pub struct FuncType {
 pub enum CType {
     Void,
     Int(IntType),
-    /// `float`, `double`, `long double` (bits): declarable, not computable.
+    /// `float`, `double` (IEEE binary32/binary64), `long double` (bits 128: declarable,
+    /// not computable).
     Float(u8),
     Ptr(Box<CType>),
     Array(Box<CType>, Option<u64>),
@@ -81,7 +82,7 @@ impl CType {
     }
 
     pub fn is_scalar(&self) -> bool {
-        matches!(self, CType::Int(_) | CType::Ptr(_))
+        matches!(self, CType::Int(_) | CType::Ptr(_) | CType::Float(32 | 64))
     }
 
     pub fn is_void(&self) -> bool {
@@ -103,6 +104,8 @@ impl CType {
                 signed: i.signed,
             }),
             CType::Ptr(_) => Some(Scalar::Ptr),
+            // `long double` (x87 80-bit) has no IR scalar: it stays unsupported.
+            CType::Float(bits @ (32 | 64)) => Some(Scalar::Float { bits: *bits }),
             _ => None,
         }
     }
@@ -225,7 +228,7 @@ impl Layout<'_> {
     /// are materialized.
     pub fn cell_count(&self, t: &CType) -> u64 {
         match t {
-            CType::Int(_) | CType::Ptr(_) => 1,
+            CType::Int(_) | CType::Ptr(_) | CType::Float(32 | 64) => 1,
             CType::Array(e, Some(n)) => self.cell_count(e).saturating_mul(*n),
             CType::Struct(id) => {
                 let s = &self.structs[id.0];
@@ -243,7 +246,9 @@ impl Layout<'_> {
 
     pub fn leaves(&self, t: &CType, base: u64, out: &mut Vec<(u64, Scalar)>) {
         match t {
-            CType::Int(_) | CType::Ptr(_) => out.push((base, t.scalar().expect("scalar"))),
+            CType::Int(_) | CType::Ptr(_) | CType::Float(32 | 64) => {
+                out.push((base, t.scalar().expect("scalar")))
+            }
             CType::Array(e, Some(n)) => {
                 let es = self.size(e).unwrap_or(0);
                 for i in 0..*n {

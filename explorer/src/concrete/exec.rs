@@ -100,6 +100,10 @@ impl<'p> Machine<'p> {
             ArithError::DivisionByZero => {
                 self.violation(ViolationKind::DivisionByZero, "division by zero")
             }
+            ArithError::FloatConversion => self.violation(
+                ViolationKind::FloatConversion,
+                "float-to-integer conversion of a value out of the integer's range",
+            ),
             ArithError::Unsupported(what) => self.unsupported(what),
         })
     }

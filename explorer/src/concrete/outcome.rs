@@ -132,6 +132,9 @@ pub enum ViolationKind {
     InvalidFree,
     DoubleFree,
     DivisionByZero,
+    /// A float converted to an integer type that cannot hold its truncated value (NaN,
+    /// an infinity, out of range): undefined behaviour in C.
+    FloatConversion,
     /// Relock of a held mutex, unlock of a mutex the thread does not hold, waiting on a
     /// condition with a mutex not held, destroying or re-initializing a held mutex.
     LockMisuse,
@@ -166,6 +169,7 @@ impl ViolationKind {
             ViolationKind::InvalidFree => "invalid free",
             ViolationKind::DoubleFree => "double free",
             ViolationKind::DivisionByZero => "division by zero",
+            ViolationKind::FloatConversion => "out-of-range float-to-integer conversion",
             ViolationKind::LockMisuse => "lock misuse",
             ViolationKind::JoinMisuse => "join misuse",
             ViolationKind::Deadlock => "deadlock",

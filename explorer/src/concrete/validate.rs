@@ -167,8 +167,10 @@ fn scalar(s: Scalar) -> Check {
             bits: 8 | 16 | 32 | 64,
             ..
         }
-        | Scalar::Ptr => Ok(()),
+        | Scalar::Ptr
+        | Scalar::Float { bits: 32 | 64 } => Ok(()),
         Scalar::Int { bits, .. } => bad(format!("integer type of {bits} bits")),
+        Scalar::Float { bits } => bad(format!("float type of {bits} bits")),
     }
 }
 

@@ -5,7 +5,7 @@
 //!
 //! [`Rvalue`]: analysis::ir::Rvalue
 
-use analysis::ir::{sign_extend, truncate, BinOp, DataModel, FuncId, Scalar, UnOp};
+use analysis::ir::{float, sign_extend, truncate, BinOp, DataModel, FuncId, Scalar, UnOp};
 use std::cmp::Ordering;
 
 /// A runtime memory object: an index into the object table plus the generation of that
@@ -55,6 +55,8 @@ impl Value {
 pub(crate) enum ArithError {
     /// Division or remainder by zero: a violation.
     DivisionByZero,
+    /// A float-to-integer conversion out of the integer's range: a violation.
+    FloatConversion,
     /// Behaviour the interpreter does not model: a runtime error naming it.
     Unsupported(String),
 }
@@ -83,6 +85,20 @@ fn width(ty: Scalar, dm: DataModel) -> u8 {
 /// `op arg` where `ty` is the operand type.
 pub(crate) fn unary(op: UnOp, ty: Scalar, arg: Value, dm: DataModel) -> ArithResult {
     let bits = width(ty, dm);
+    match (op, arg, ty) {
+        (UnOp::LogicalNot, Value::Int(v), Scalar::Float { bits }) => Ok(Value::Int(u64::from(
+            float::compare(BinOp::Eq, bits, v, 0) == Some(true),
+        ))),
+        (UnOp::Neg, Value::Int(v), Scalar::Float { bits }) => Ok(Value::Int(float::neg(bits, v))),
+        (UnOp::Abs, Value::Int(v), Scalar::Float { bits }) => Ok(Value::Int(float::abs(bits, v))),
+        (UnOp::Sqrt, Value::Int(v), Scalar::Float { bits }) => Ok(Value::Int(float::sqrt(bits, v))),
+        (UnOp::Not, _, Scalar::Float { .. }) => Err(unsupported("`~` on a float")),
+        (UnOp::Abs | UnOp::Sqrt, _, _) => Err(unsupported("`fabs`/`sqrt` of a non-float")),
+        _ => unary_int(op, bits, arg),
+    }
+}
+
+fn unary_int(op: UnOp, bits: u8, arg: Value) -> ArithResult {
     match (op, arg) {
         (UnOp::LogicalNot, v) => Ok(Value::Int(u64::from(!v.is_true()))),
         (UnOp::Neg, Value::Int(v)) => Ok(Value::Int(truncate(v.wrapping_neg(), bits))),
@@ -97,6 +113,9 @@ pub(crate) fn binary(op: BinOp, ty: Scalar, lhs: Value, rhs: Value, dm: DataMode
         return compare(op, ty, lhs, rhs, dm).map(|b| Value::Int(u64::from(b)));
     }
     match (ty, lhs, rhs) {
+        (Scalar::Float { bits }, Value::Int(a), Value::Int(b)) => float::arith(op, bits, a, b)
+            .map(Value::Int)
+            .ok_or_else(|| unsupported(format!("`{}` on floats", op.symbol()))),
         (Scalar::Int { bits, signed }, Value::Int(a), Value::Int(b)) => {
             int_arith(op, bits, signed, a, b).map(Value::Int)
         }
@@ -156,6 +175,10 @@ pub(crate) fn compare(
     rhs: Value,
     dm: DataModel,
 ) -> Result<bool, ArithError> {
+    if let (Scalar::Float { bits }, Value::Int(a), Value::Int(b)) = (ty, lhs, rhs) {
+        return float::compare(op, bits, a, b)
+            .ok_or_else(|| unsupported(format!("`{}` is not a comparison", op.symbol())));
+    }
     let ord = match (lhs, rhs) {
         (Value::Int(a), Value::Int(b)) => {
             let bits = width(ty, dm);
@@ -202,12 +225,38 @@ pub(crate) fn compare(
 /// converted to a pointer is unchanged; an object or function pointer converted to an
 /// integer is unsupported.
 pub(crate) fn cast(from: Scalar, to: Scalar, arg: Value, dm: DataModel) -> ArithResult {
+    if from.is_float() || to.is_float() {
+        return float_cast(from, to, arg, dm);
+    }
     match (arg, to) {
         (Value::Int(v), to) => Ok(Value::Int(truncate(extend(v, from, dm), width(to, dm)))),
         (pointer, Scalar::Ptr) => Ok(pointer),
+        (_, Scalar::Float { .. }) => Err(unsupported("conversion of a pointer to a float")),
         (_, Scalar::Int { .. }) => Err(unsupported(
             "conversion of an object or function pointer to an integer",
         )),
+    }
+}
+
+/// A conversion from or to a float type: C's value conversions (integers round to
+/// nearest even; floats truncate toward zero, out of range is a violation).
+fn float_cast(from: Scalar, to: Scalar, arg: Value, dm: DataModel) -> ArithResult {
+    let Value::Int(v) = arg else {
+        return Err(unsupported("conversion between a pointer and a float"));
+    };
+    match (from, to) {
+        (Scalar::Float { bits: f }, Scalar::Float { bits: t }) => {
+            Ok(Value::Int(float::resize(f, t, v)))
+        }
+        (Scalar::Int { signed, .. }, Scalar::Float { bits: t }) => {
+            Ok(Value::Int(float::from_int(extend(v, from, dm), signed, t)))
+        }
+        (Scalar::Float { bits: f }, Scalar::Int { bits, signed }) => {
+            float::to_int(f, v, bits, signed)
+                .map(Value::Int)
+                .ok_or(ArithError::FloatConversion)
+        }
+        _ => Err(unsupported("conversion between a pointer and a float")),
     }
 }
 

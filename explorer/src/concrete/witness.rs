@@ -80,7 +80,9 @@ impl<'de> Deserialize<'de> for InputType {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = String::deserialize(d)?;
         parse_scalar(&text).map(InputType).ok_or_else(|| {
-            serde::de::Error::custom(format!("unknown type `{text}` (i8..i64, u8..u64, ptr)"))
+            serde::de::Error::custom(format!(
+                "unknown type `{text}` (i8..i64, u8..u64, f32, f64, ptr)"
+            ))
         })
     }
 }
@@ -88,6 +90,11 @@ impl<'de> Deserialize<'de> for InputType {
 fn parse_scalar(text: &str) -> Option<Scalar> {
     if text == "ptr" {
         return Some(Scalar::Ptr);
+    }
+    match text {
+        "f32" => return Some(Scalar::F32),
+        "f64" => return Some(Scalar::F64),
+        _ => {}
     }
     let (signed, bits) = match text.split_at_checked(1)? {
         ("i", bits) => (true, bits),

@@ -283,7 +283,7 @@ fn int_or_pointer(ty: Scalar, observed: RecordedValue, dm: DataModel) -> Sym {
             term: None,
             observed,
         },
-        Scalar::Int { .. } => Sym {
+        Scalar::Int { .. } | Scalar::Float { .. } => Sym {
             term: Some(konst(bits_of(observed), width(ty, dm))),
             observed,
         },
@@ -374,7 +374,7 @@ fn step<'p>(
                         term: None,
                         observed: *value,
                     },
-                    Scalar::Int { .. } => Sym {
+                    Scalar::Int { .. } | Scalar::Float { .. } => Sym {
                         term: Some(walk.fresh("pi", width(*ty, dm))),
                         observed: *value,
                     },
@@ -530,11 +530,11 @@ fn input(
 /// `v` as a value of `ty` (integers resized, truncating or extending unsigned).
 fn fit(v: Sym, ty: Scalar, dm: DataModel) -> Sym {
     match (ty, v.term) {
-        (Scalar::Int { .. }, Some(t)) => Sym {
+        (Scalar::Int { .. } | Scalar::Float { .. }, Some(t)) => Sym {
             term: Some(resize(&t, width(ty, dm), false)),
             observed: v.observed,
         },
-        (Scalar::Int { .. }, None) => int_or_pointer(ty, v.observed, dm),
+        (Scalar::Int { .. } | Scalar::Float { .. }, None) => int_or_pointer(ty, v.observed, dm),
         (Scalar::Ptr, _) => Sym {
             term: None,
             observed: v.observed,
@@ -645,6 +645,15 @@ fn sync_event(
     Ok(())
 }
 
+/// Does the rvalue compute on or convert from or to a float?
+pub(crate) fn touches_float(rv: &Rvalue) -> bool {
+    match rv {
+        Rvalue::Unary { ty, .. } | Rvalue::Binary { ty, .. } => ty.is_float(),
+        Rvalue::Cast { from, to, .. } => from.is_float() || to.is_float(),
+        _ => false,
+    }
+}
+
 /// An rvalue: integer arithmetic symbolically; anything touching a pointer as observed,
 /// with its integer operands pinned.
 fn rvalue(
@@ -660,7 +669,9 @@ fn rvalue(
         .into_iter()
         .map(|o| walk.operand(o, dm))
         .collect();
+    // Float arithmetic is not encoded: its operands are pinned to what the run observed.
     let symbolic = dst_ty != Scalar::Ptr
+        && !touches_float(rv)
         && operands.iter().all(|o| o.term.is_some())
         && !matches!(rv, Rvalue::PtrAdd { .. } | Rvalue::PtrDiff { .. })
         && !matches!(
@@ -691,6 +702,8 @@ fn rvalue(
         Rvalue::Unary { op, .. } => match op {
             UnOp::Neg => resize(&t(0).bvneg(), w, false),
             UnOp::Not => resize(&t(0).bvnot(), w, false),
+            // Float-only operations: `touches_float` pins them before this point.
+            UnOp::Abs | UnOp::Sqrt => konst(bits_of(observed), w),
             UnOp::LogicalNot => {
                 let z = t(0).eq(konst(0, t(0).get_size()));
                 z.ite(&konst(1, w), &konst(0, w))

@@ -97,6 +97,7 @@ fn eval_node(
         Node::ZExt(a, _) => v(a),
         Node::SExt(a, to) => mask(signed(v(a), w(a)) as u64, *to),
         Node::Trunc(a, to) => mask(v(a), *to),
+        Node::Fp(op, a, b) => op.eval(w(a), v(a), v(b)),
     })
 }
 

@@ -10,6 +10,7 @@
 //! sign of the dividend, shifts by at least the width as SMT-LIB defines them). Division
 //! by zero is never folded: the engine guards it with a side condition first.
 
+use super::fp::FpOp;
 use super::names::{ObjInst, ThreadKey};
 use analysis::ir::RegId;
 
@@ -104,6 +105,9 @@ pub enum Node {
     SExt(TermId, u8),
     /// The low `width` bits.
     Trunc(TermId, u8),
+    /// A floating-point operation on float bit patterns (see `fp`); a unary operation has
+    /// its operand twice.
+    Fp(FpOp, TermId, TermId),
 }
 pub use super::fold::{fold_bin, mask, signed};
 
@@ -623,6 +627,7 @@ impl TermPool {
             Node::ZExt(_, w) => self.zext(kids[0], w),
             Node::SExt(_, w) => self.sext(kids[0], w),
             Node::Trunc(_, w) => self.trunc(kids[0], w),
+            Node::Fp(op, ..) => self.fp(op, kids[0], kids[1]),
         }
     }
 
@@ -648,6 +653,26 @@ impl TermPool {
         }
         out.sort();
         out
+    }
+
+    /// A floating-point operation on `a` (and `b`; `a` again for a unary one), folded
+    /// when the operands are constants.
+    pub fn fp(&mut self, op: FpOp, a: TermId, b: TermId) -> TermId {
+        let width = self.width(a);
+        if let (Some(x), Some(y)) = (self.as_bv(a), self.as_bv(b)) {
+            let v = op.eval(width, x, y);
+            return if op.is_bool() {
+                self.bool_const(v != 0)
+            } else {
+                self.bv_const(v, op.width(width))
+            };
+        }
+        let sort = if op.is_bool() {
+            Sort::Bool
+        } else {
+            Sort::Bv(op.width(width))
+        };
+        self.intern(Node::Fp(op, a, b), sort)
     }
 
     /// The free variables of a term.
@@ -697,9 +722,11 @@ fn kids_of(node: &Node) -> Kids {
         Node::BoolConst(_) | Node::BvConst { .. } | Node::Var { .. } => ([none; 3], 0),
         Node::Not(a) | Node::Neg(a) | Node::BNot(a) => ([a, none, none], 1),
         Node::ZExt(a, _) | Node::SExt(a, _) | Node::Trunc(a, _) => ([a, none, none], 1),
-        Node::And(a, b) | Node::Or(a, b) | Node::Cmp(_, a, b) | Node::Bin(_, a, b) => {
-            ([a, b, none], 2)
-        }
+        Node::And(a, b)
+        | Node::Or(a, b)
+        | Node::Cmp(_, a, b)
+        | Node::Bin(_, a, b)
+        | Node::Fp(_, a, b) => ([a, b, none], 2),
         Node::Ite(c, a, b) => ([c, a, b], 3),
     };
     Kids { ids, len }

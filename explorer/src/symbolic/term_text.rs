@@ -35,6 +35,7 @@ impl fmt::Display for TermDisplay<'_> {
             Node::ZExt(a, w) => write!(f, "zext{w}({})", sub(*a)),
             Node::SExt(a, w) => write!(f, "sext{w}({})", sub(*a)),
             Node::Trunc(a, w) => write!(f, "trunc{w}({})", sub(*a)),
+            Node::Fp(op, a, b) => write!(f, "fp.{op:?}({}, {})", sub(*a), sub(*b)),
         }
     }
 }

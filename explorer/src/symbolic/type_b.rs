@@ -157,7 +157,10 @@ pub fn criteria(prog: &Program) -> Vec<StmtId> {
 /// inside a static object (a store not into a string literal). A value of a pointer read
 /// as an integer through a union or a cast pointer is the one way such a statement can
 /// still fail (arithmetic on a pointer value is unsupported); C programs that do that
-/// are outside what this reduction promises to keep.
+/// are outside what this reduction promises to keep. Every float computation counts as
+/// one that may fail: a float-to-integer conversion out of range is undefined behaviour,
+/// and the others are kept conservatively (Z3's floating-point theory may give up on
+/// them, which must stay an UNKNOWN).
 pub fn may_fail(prog: &Program, read: &FxHashSet<RegId>, kind: &StmtKind) -> bool {
     let in_static = |addr: &Operand, ty: &Scalar, store: bool| match addr {
         Operand::Addr { obj, offset } => {
@@ -171,6 +174,7 @@ pub fn may_fail(prog: &Program, read: &FxHashSet<RegId>, kind: &StmtKind) -> boo
     match kind {
         StmtKind::Load { addr, ty, .. } => in_static(addr, ty, false),
         StmtKind::Store { addr, ty, .. } => in_static(addr, ty, true),
+        StmtKind::Assign { value, .. } if crate::predict::ctp::touches_float(value) => true,
         StmtKind::Assign { value, .. } => match value {
             Rvalue::Use(_) | Rvalue::Uninit(_) | Rvalue::ThreadId | Rvalue::Unary { .. } => false,
             Rvalue::Binary { op, ty, rhs, .. } => match (op, ty) {

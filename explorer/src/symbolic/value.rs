@@ -138,6 +138,9 @@ pub fn eval_rvalue(
     rv: &Rvalue,
     r: &mut dyn Reader,
 ) -> Result<Evaluated, Unsupported> {
+    if super::float_eval::touches_float(rv) {
+        return eval_float(pool, dm, rv, r);
+    }
     match rv {
         Rvalue::Use(op) => Ok(r.read(pool, op).into()),
         Rvalue::Unary { op, ty, arg } => {
@@ -167,6 +170,31 @@ pub fn eval_rvalue(
         }
         Rvalue::Uninit(_) => unsupported("internal: Uninit evaluated without an input"),
         Rvalue::ThreadId => unsupported("internal: ThreadId evaluated without a thread"),
+    }
+}
+
+/// A float `Unary`, `Binary` or `Cast` (see `float_eval`).
+fn eval_float(
+    pool: &mut TermPool,
+    dm: DataModel,
+    rv: &Rvalue,
+    r: &mut dyn Reader,
+) -> Result<Evaluated, Unsupported> {
+    use super::float_eval as fe;
+    match rv {
+        Rvalue::Unary { op, ty, arg } => {
+            let a = r.read(pool, arg);
+            fe::unary(pool, *op, *ty, a).map(Evaluated::from)
+        }
+        Rvalue::Binary { op, ty, lhs, rhs } => {
+            let (a, b) = (r.read(pool, lhs), r.read(pool, rhs));
+            fe::binary(pool, *op, *ty, a, b).map(Evaluated::from)
+        }
+        Rvalue::Cast { from, to, arg } => {
+            let a = r.read(pool, arg);
+            fe::cast(pool, dm, *from, *to, a)
+        }
+        _ => unsupported("internal: not a float computation"),
     }
 }
 
@@ -207,6 +235,7 @@ pub fn unary(
             let x = int_of(pool, a, bits)?;
             Ok(SVal::Int(pool.bnot(x)))
         }
+        UnOp::Abs | UnOp::Sqrt => unsupported("`fabs`/`sqrt` of a non-float"),
     }
 }
 
@@ -347,6 +376,7 @@ pub fn cast(
             Ok(SVal::Int(pool.resize(x, to.bits(dm), from.is_signed())))
         }
         (pointer, Scalar::Ptr) => Ok(pointer),
+        (_, Scalar::Float { .. }) => unsupported("conversion of a pointer to a float"),
         (_, Scalar::Int { .. }) => {
             unsupported("conversion of an object or function pointer to an integer")
         }

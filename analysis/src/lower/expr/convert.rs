@@ -11,7 +11,7 @@ impl FnBuilder<'_, '_> {
     /// Converts a value to a type, as assignment and casts do.
     pub fn convert(&mut self, v: Val, to: &CType, span: AstSpan) -> LResult<Operand> {
         if matches!(v.ty, CType::Float(_)) || matches!(to, CType::Float(_)) {
-            return self.l.unsupported(span, "floating-point conversion");
+            return self.float_convert(v, to, span);
         }
         match to {
             CType::Int(it) if it.is_bool => {

@@ -123,7 +123,7 @@ impl FnBuilder<'_, '_> {
             (CType::Struct(_), _) => self
                 .l
                 .unsupported(span, "struct value in this context (use a pointer)"),
-            (CType::Float(_), _) => self.l.unsupported(span, "floating-point value"),
+            (CType::Float(128), _) => self.l.unsupported(span, "`long double` value"),
             (CType::Void, _) => self.l.invalid(span, "use of a void value"),
             (_, Place::Reg(r)) => Ok(Val {
                 op: Operand::Reg(r),

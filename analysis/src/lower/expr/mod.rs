@@ -7,6 +7,7 @@
 mod branch;
 mod calls;
 mod convert;
+mod float_ops;
 mod lvalue;
 mod operators;
 mod rvalue;

@@ -39,6 +39,9 @@ impl FnBuilder<'_, '_> {
             }
             U::Plus | U::Minus | U::Complement => {
                 let v = self.rvalue(&u.node.operand)?;
+                if let (CType::Float(_), false) = (&v.ty, u.node.operator.node == U::Complement) {
+                    return self.float_sign(v, u.node.operator.node == U::Minus, u.span);
+                }
                 let CType::Int(it) = v.ty else {
                     return self.l.invalid(u.span, "arithmetic on a non-integer");
                 };
@@ -68,6 +71,11 @@ impl FnBuilder<'_, '_> {
                 let Some(s) = v.ty.scalar() else {
                     return self.l.invalid(u.span, "`!` on a non-scalar");
                 };
+                if s.is_float() {
+                    // `!x` is `x == 0`, true for -0.0 too (its bits are not zero).
+                    let zero = Operand::Int { bits: 0, ty: s };
+                    return Ok(self.int_binop(BinOp::Eq, v.ty, v.op, zero));
+                }
                 let op = self.assign_tmp(
                     Scalar::I32,
                     Rvalue::Unary {
@@ -199,7 +207,7 @@ impl FnBuilder<'_, '_> {
     /// A binary arithmetic or comparison operator with C's conversions.
     pub fn arith(&mut self, op: BinOp, l: Val, r: Val, span: AstSpan) -> LResult<Val> {
         if matches!(l.ty, CType::Float(_)) || matches!(r.ty, CType::Float(_)) {
-            return self.l.unsupported(span, "floating-point arithmetic");
+            return self.float_arith(op, l, r, span);
         }
         match (&l.ty, &r.ty) {
             (CType::Int(a), CType::Int(b)) => {

@@ -197,7 +197,14 @@ impl FnBuilder<'_, '_> {
                     ty: CType::int(),
                 })
             }
-            Constant::Float(_) => self.l.unsupported(c.span, "floating-point arithmetic"),
+            Constant::Float(f) => {
+                let (bits, width) = crate::lower::floats::parse_float(self.l, f, c.span)?;
+                let ty = Scalar::Float { bits: width };
+                Ok(Val {
+                    op: Operand::Int { bits, ty },
+                    ty: CType::Float(width),
+                })
+            }
         }
     }
 }

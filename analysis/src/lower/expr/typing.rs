@@ -24,7 +24,9 @@ impl Lowerer<'_> {
             Expression::Constant(c) => match &c.node {
                 Constant::Integer(i) => CType::Int(parse_integer(self, i, c.span)?.1),
                 Constant::Character(_) => CType::int(),
-                Constant::Float(_) => CType::Float(64),
+                Constant::Float(f) => {
+                    CType::Float(crate::lower::floats::parse_float(self, f, c.span)?.1)
+                }
             },
             Expression::StringLiteral(s) => {
                 let n = string_bytes(self, &s.node, s.span)?.len() as u64;

@@ -198,8 +198,8 @@ impl FnBuilder<'_, '_> {
         ty: CType,
         id: &Node<ast::InitDeclarator>,
     ) -> LResult<()> {
-        if let CType::Float(_) = ty {
-            return self.l.unsupported(id.span, "floating-point variable");
+        if let CType::Float(128) = ty {
+            return self.l.unsupported(id.span, "`long double` variable");
         }
         if ty.is_scalar() {
             // The name is in scope in its own initializer (`T *p = malloc(sizeof *p)`).

@@ -22,6 +22,7 @@ fn arithmetic_and_printf_follow_c() {
         let c = |conv| FormatPiece::Conv {
             conv,
             arg: Scalar::I32,
+            spec: Default::default(),
         };
         let text = |t: &str| FormatPiece::Text(t.to_string());
         let format = vec![
@@ -40,11 +41,13 @@ fn arithmetic_and_printf_follow_c() {
             FormatPiece::Conv {
                 conv: 's',
                 arg: Scalar::Ptr,
+                spec: Default::default(),
             },
             text(" "),
             FormatPiece::Conv {
                 conv: 'p',
                 arg: Scalar::Ptr,
+                spec: Default::default(),
             },
             text("\n"),
         ];

@@ -331,6 +331,7 @@ fn printf_of_an_unterminated_string_reads_out_of_bounds() {
                 vec![FormatPiece::Conv {
                     conv: 's',
                     arg: Scalar::Ptr,
+                    spec: Default::default(),
                 }],
                 vec![addr(buf)],
             );

@@ -39,6 +39,7 @@
 //! relative to that version's slice, which depends on the whole program.
 
 use super::dpor::{Access, Loc, Role};
+use super::fp::FpOp;
 use super::names::{Names, ObjInst, ObjName, ThreadKey, ThreadName};
 use super::state::{KeyIds, State};
 use super::summary::{Recorded, RwEntry, RwTable, RET_DEPTH};
@@ -132,6 +133,7 @@ pub enum SNode {
     ZExt(u32, u8),
     SExt(u32, u8),
     Trunc(u32, u8),
+    Fp(FpOp, u32, u32),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -425,6 +427,7 @@ impl<'a> StableView<'a> {
                 Node::ZExt(a, w) => SNode::ZExt(ix(a), *w),
                 Node::SExt(a, w) => SNode::SExt(ix(a), *w),
                 Node::Trunc(a, w) => SNode::Trunc(ix(a), *w),
+                Node::Fp(op, a, b) => SNode::Fp(*op, ix(a), ix(b)),
             });
         }
         let mut accesses = Vec::with_capacity(rw.len());
@@ -594,6 +597,10 @@ pub fn import(
             SNode::Trunc(a, w) => {
                 let a = k(a)?;
                 pool.rebuild(&Node::Trunc(a, *w), &[a])
+            }
+            SNode::Fp(op, a, b) => {
+                let (a, b) = (k(a)?, k(b)?);
+                pool.fp(*op, a, b)
             }
         };
         terms.push(t);
