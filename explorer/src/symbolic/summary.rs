@@ -300,6 +300,9 @@ struct Entry {
     key: Box<[u64]>,
     /// The summary, with inputs as `Fut`; `None` while no sleep-free visit finished.
     ps: Option<TermId>,
+    /// `ps` has reached the size bound, so it stops growing (known once, instead of
+    /// measuring its DAG again at every later visit of the key).
+    full: bool,
     rw: RwTable,
 }
 
@@ -376,6 +379,7 @@ impl Summaries {
             self.slots[i] = Some(Entry {
                 key: key.into_boxed_slice(),
                 ps: None,
+                full: false,
                 rw: RwTable::default(),
             });
         }
@@ -396,8 +400,11 @@ impl Summaries {
         if let Some(wp) = wp {
             e.ps = Some(match e.ps {
                 None => wp,
-                Some(ps) if pool.dag_size(ps, bound) < bound => pool.or(ps, wp),
-                Some(ps) => ps,
+                Some(ps) if !e.full && pool.dag_size(ps, bound) < bound => pool.or(ps, wp),
+                Some(ps) => {
+                    e.full = true;
+                    ps
+                }
             });
         }
     }
