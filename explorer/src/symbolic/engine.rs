@@ -103,6 +103,10 @@ pub struct Setup<'p> {
 /// What the search keeps across paths: the DPOR stack, the summaries, the nodes on the
 /// current path, what it found and why it cannot conclude, its statistics and budget.
 pub struct SearchState {
+    /// Weakest preconditions larger than the cap as trees but found within it as DAGs
+    /// (`Engine::capped`): a step whose transformer leaves the wp unchanged would
+    /// otherwise walk the same DAG again, at every node of a long run.
+    pub within_wp_cap: FxHashSet<TermId>,
     pub dpor: Dpor,
     /// Each node of `dpor.nodes` where it stands in the preemption bound.
     pub preemptions: Vec<super::preempt::Preemptions>,
@@ -164,6 +168,7 @@ impl SearchState {
             budget: Budget::starting_now(cfg.timeout),
             carry_states: FxHashMap::default(),
             carried_used: Default::default(),
+            within_wp_cap: FxHashSet::default(),
         }
     }
 }
@@ -467,9 +472,13 @@ impl<'p> Engine<'p> {
             .cfg
             .summary_size_bound
             .saturating_mul(WP_CAP_FACTOR);
+        if self.pool.size(wp) <= cap || self.search.within_wp_cap.contains(&wp) {
+            return wp;
+        }
         if self.pool.dag_size(wp, cap) > cap {
             self.pool.fals()
         } else {
+            self.search.within_wp_cap.insert(wp);
             wp
         }
     }
