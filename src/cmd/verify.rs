@@ -147,12 +147,24 @@ pub struct Args {
     /// Do not hunt from `main` after a violation from a context.
     #[arg(long)]
     pub no_confirm_from_main: bool,
+    /// Start the threads of each `--entry` function at a line instead of its entry, one
+    /// item per `--entry` function in order (`entry` or `-`: at the entry): the first
+    /// statement of the line, live locals from the initial state (constants that must
+    /// reach the line kept), holding the mutexes locked on every path there.
+    #[arg(
+        long,
+        value_name = "FILE:LINE[,...]",
+        value_delimiter = ',',
+        requires = "entry"
+    )]
+    pub from: Vec<String>,
     /// Run N threads of each `--entry` function.
     #[arg(long, value_name = "N", default_value_t = 1, requires = "entry")]
     pub copies: u32,
     /// Drop the context's must-reach constraints (globals that keep their initializer or
-    /// a value stored by main before the threads start, parameters never null): every
-    /// global and parameter arbitrary, for measuring what the constraints remove.
+    /// a value stored by main before the threads start, parameters never null) and the
+    /// locks a `--from` thread holds: every global and parameter arbitrary, no lock
+    /// held, for measuring what the constraints remove.
     #[arg(long)]
     pub no_context_constraints: bool,
     /// Explore only schedules that switch away from a still-enabled thread (preempt it)
@@ -591,11 +603,15 @@ fn config(args: &Args, driver: &Driver) -> Result<Config> {
     }
     c.checks = checks;
     if !args.entry.is_empty() {
-        let mut context = driver.context(&args.entry, args.copies)?;
+        let from = context_from(&args.entry, &args.from)?;
+        let mut context = driver.context(&args.entry, args.copies, &from)?;
         if args.no_context_constraints {
             context.fixed.clear();
             context.known_cells.clear();
             context.non_null.clear();
+            for start in context.starts.iter_mut().flatten() {
+                start.held.clear();
+            }
         }
         c.context = Some(context);
     }
@@ -716,15 +732,49 @@ fn context_label(args: &Args) -> String {
     if args.entry.is_empty() {
         return String::new();
     }
+    let from = context_from(&args.entry, &args.from).unwrap_or_default();
     let threads: Vec<String> = args
         .entry
         .iter()
-        .flat_map(|f| std::iter::repeat_n(format!("`{f}`"), args.copies as usize))
+        .enumerate()
+        .flat_map(|(i, f)| {
+            let name = match from.get(i).and_then(Option::as_ref) {
+                Some(loc) => format!("`{f}` from {loc}"),
+                None => format!("`{f}`"),
+            };
+            std::iter::repeat_n(name, args.copies as usize)
+        })
         .collect();
+    let at = if from.iter().any(Option::is_some) {
+        "threads of"
+    } else {
+        "threads at the entry of"
+    };
     format!(
-        "the context of threads at the entry of {} over a symbolic initial state",
+        "the context of {at} {} over a symbolic initial state",
         threads.join(", ")
     )
+}
+
+/// The start line of each `--entry` function: `--from`'s items in order (`entry` or
+/// `-` for the function's entry; missing items too).
+pub fn context_from(entries: &[String], from: &[String]) -> Result<Vec<Option<Location>>> {
+    if from.len() > entries.len() {
+        anyhow::bail!(
+            "--from has {} start points for {} --entry function(s): one per function",
+            from.len(),
+            entries.len()
+        );
+    }
+    from.iter()
+        .map(|item| match item.trim() {
+            "" | "-" | "entry" => Ok(None),
+            text => text
+                .parse::<Location>()
+                .map(Some)
+                .map_err(|e| anyhow::anyhow!("--from {e}")),
+        })
+        .collect()
 }
 
 fn to_text(

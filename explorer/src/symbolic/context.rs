@@ -10,7 +10,9 @@ use super::step::{Flow, StepCtx};
 use super::term::TermId;
 use super::value::{SVal, Twin, OFFSET_BITS};
 use super::VerifyError;
-use crate::context::{candidates, AbsObj, Candidate, CellOwner, Context, Target};
+use crate::context::{
+    candidates, AbsObj, Candidate, CellOwner, Context, HeldLock, RegStart, StartPoint, Target,
+};
 use analysis::ir::{Function, ObjectKind, RegId, Scalar, StmtId};
 
 /// One state a context search starts from: the choice of the entry threads' pointer
@@ -45,7 +47,16 @@ impl<'p> Engine<'p> {
             let t = self
                 .spawn(&mut st, key, func, &placeholders, &mut Vec::new())
                 .map_err(|u| VerifyError::Program(u.0))?;
-            pointers.extend(self.initial_params(&mut st, t, func, ctx));
+            if let Some(start) = ctx.start(i) {
+                self.place_at_start(&mut st, t, func, start);
+            }
+        }
+        for (i, &f) in ctx.threads.iter().enumerate() {
+            let func = self.setup.prog.function(f);
+            pointers.extend(match ctx.start(i) {
+                Some(start) => self.initial_regs(&mut st, i, start),
+                None => self.initial_params(&mut st, i, func, ctx),
+            });
         }
         let mut starts = vec![Start {
             guard: self.pool.tru(),
@@ -55,7 +66,96 @@ impl<'p> Engine<'p> {
         for p in &pointers {
             starts = self.bind_pointer_param(starts, p);
         }
-        Ok(starts)
+        Ok(starts
+            .into_iter()
+            .filter_map(|s| self.take_held_locks(s, ctx))
+            .collect())
+    }
+
+    /// Moves thread `t`'s frame to a start point: its stack slots become objects of the
+    /// initial state (materialized, so pointers of the initial state may name them).
+    fn place_at_start(&mut self, st: &mut State, t: Tid, func: &Function, start: &StartPoint) {
+        let frame = st.top_mut(t);
+        frame.block = start.block;
+        frame.index = start.index;
+        let slots = frame.slots.clone();
+        for (&obj, inst) in func.slots.iter().zip(slots) {
+            st.mem
+                .mark_initial(inst, CellOwner::Instance(AbsObj::Slot(obj)));
+            st.materialized
+                .entry(AbsObj::Slot(obj))
+                .or_default()
+                .push(inst);
+        }
+    }
+
+    /// Reads the live registers of thread `t` at its start point from the initial
+    /// state, in register order: a constant that must reach it, an input, or (bound by
+    /// [`Engine::bind_pointer_param`]) a pointer's candidate.
+    fn initial_regs(&mut self, st: &mut State, t: Tid, start: &StartPoint) -> Vec<PointerParam> {
+        let dm = self.setup.dm;
+        let mut pointers = Vec::new();
+        for (reg, init) in &start.regs {
+            let func = self.setup.prog.function(st.top(t).func);
+            let bits = func.reg(*reg).ty.bits(dm);
+            let v = match init {
+                RegStart::Known(c) => self.pool.bv_const(*c, bits),
+                RegStart::Input { bits, signed } => {
+                    self.new_input(st, t, RegStart::input_type(*bits, *signed))
+                }
+                RegStart::Pointer(targets) => {
+                    let choice = self.new_input(st, t, Scalar::U32);
+                    pointers.push(PointerParam {
+                        tid: t,
+                        reg: *reg,
+                        choice,
+                        targets: targets.clone(),
+                        may_be_null: true,
+                    });
+                    continue;
+                }
+            };
+            st.top_mut(t).regs[reg.index()] = SVal::Int(v);
+        }
+        pointers
+    }
+
+    /// A start state with every thread holding the mutexes its start point holds on
+    /// every path (§4.3), or `None` when two threads would hold one mutex (or one
+    /// would hold a mutex at a null or non-constant address): no run reaches that state.
+    fn take_held_locks(&mut self, mut s: Start, ctx: &Context) -> Option<Start> {
+        if s.unsupported.is_some() {
+            return Some(s);
+        }
+        for t in 0..ctx.threads.len() {
+            let Some(start) = ctx.start(t) else { continue };
+            for lock in &start.held {
+                let addr = self.held_addr(&s.state, t, *lock)?;
+                if s.state.mutexes.insert(addr, t).is_some() {
+                    return None;
+                }
+            }
+        }
+        Some(s)
+    }
+
+    fn held_addr(&self, st: &State, t: Tid, lock: HeldLock) -> Option<(ObjInst, u64)> {
+        match lock {
+            HeldLock::Reg(r) => match st.top(t).regs[r.index()] {
+                SVal::Ptr { obj, off } => Some((obj, self.pool.as_bv(off)?)),
+                _ => None,
+            },
+            HeldLock::Addr { obj, offset } => {
+                let func = self.setup.prog.function(st.top(t).func);
+                if let Some(i) = func.slots.iter().position(|&s| s == obj) {
+                    return Some((st.top(t).slots[i], offset));
+                }
+                match self.setup.statics[obj.index()] {
+                    StaticObj::Global(inst) => Some((inst, offset)),
+                    _ => None,
+                }
+            }
+        }
     }
 
     /// Globals become objects of the initial state, except string literals and the
