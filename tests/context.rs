@@ -177,3 +177,131 @@ fn thread_entries_of_a_program_without_threads_is_an_error() {
         run.stderr
     );
 }
+
+#[test]
+fn a_bad_start_line_is_an_error_naming_it() {
+    for (from, says) in [
+        ("locked_nodes.c:3", "locked_nodes.c:3: no statement"),
+        (
+            "locked_nodes.c:36",
+            "locked_nodes.c:36: no statement of `worker`",
+        ),
+        ("nope.c:25", "`nope.c` is not a file of the program"),
+    ] {
+        let run = agx(&[
+            "verify",
+            "fixtures/context/locked_nodes.c",
+            "--entry",
+            "worker",
+            "--from",
+            from,
+        ]);
+        assert_eq!(run.code, Some(2), "{from}: {}", run.stderr);
+        assert!(run.stderr.contains(says), "{from}: {}", run.stderr);
+        assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    }
+}
+
+/// The witness `agx verify ARGS` writes for its violation.
+fn violation_witness(args: &[&str], name: &str) -> serde_json::Value {
+    let dir = project_root().join("target/context-test");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join(format!("{name}-{}.json", std::process::id()));
+    let w = path.display().to_string();
+    let mut all = args.to_vec();
+    all.extend(["--no-confirm-from-main", "--witness-out", &w]);
+    let found = agx(&all);
+    assert_eq!(found.code, Some(1), "{}", found.stdout);
+    let text = std::fs::read_to_string(&path).expect("witness written");
+    let _ = std::fs::remove_file(&path);
+    serde_json::from_str(&text).expect("JSON")
+}
+
+/// Runs the program from the witness's context with these inputs first (random after)
+/// and a random schedule: the exit code.
+fn run_from_context(witness: &serde_json::Value, inputs: &[u64], seed: u64, name: &str) -> i32 {
+    let mut w = witness.clone();
+    w["inputs"] = inputs
+        .iter()
+        .map(|&v| serde_json::json!({"value": v, "type": "u32"}))
+        .collect();
+    w["schedule"] = serde_json::json!([]);
+    let path = project_root().join(format!(
+        "target/context-test/{name}-{seed}-{}.json",
+        std::process::id()
+    ));
+    std::fs::write(&path, w.to_string()).expect("write");
+    let run = agx(&[
+        "run",
+        "fixtures/context/handoff.c",
+        "--witness",
+        &path.display().to_string(),
+        "--schedule-fallback",
+        "random",
+        "--input-fallback",
+        "random",
+        "--seed",
+        &seed.to_string(),
+    ]);
+    let _ = std::fs::remove_file(&path);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    run.code.expect("exit code")
+}
+
+#[test]
+fn threads_from_a_line_in_a_critical_section_hold_its_lock() {
+    // Without the lockset both workers may start on one node: a violation, whose
+    // witness carries the context with no lock held.
+    let args = [
+        "verify",
+        "fixtures/context/handoff.c",
+        "--entry",
+        "worker",
+        "--copies",
+        "2",
+        "--from",
+        "handoff.c:25",
+    ];
+    let mut unconstrained = args.to_vec();
+    unconstrained.push("--no-context-constraints");
+    let free = violation_witness(&unconstrained, "handoff");
+    assert!(
+        free["context"]["starts"][0]["held"] == serde_json::json!([]),
+        "{free}"
+    );
+    // The same context holding the node's lock (the register `lock` reads): what
+    // `verify` without `--no-context-constraints` starts from, and calls SAFE.
+    let ir = agx(&["ir", "fixtures/context/handoff.c"]);
+    let reg: u64 = ir
+        .stdout
+        .lines()
+        .find_map(|l| l.split("= lock r").nth(1))
+        .and_then(|rest| rest.split('.').next())
+        .and_then(|n| n.parse().ok())
+        .expect("a lock of a register in the IR");
+    let mut held = free.clone();
+    for start in held["context"]["starts"].as_array_mut().expect("starts") {
+        start["held"] = serde_json::json!([{ "reg": reg }]);
+    }
+    let safe = agx(&args);
+    assert_eq!(safe.code, Some(0), "{}", safe.stdout);
+    // Differential check on the interpreter: every choice of the two node pointers
+    // (null, &nodes[0], &nodes[1]) under random schedules and data.
+    let mut violations = [0, 0];
+    for a in 0..3 {
+        for b in 0..3 {
+            for seed in 0..3 {
+                for (i, w) in [&free, &held].into_iter().enumerate() {
+                    if run_from_context(w, &[a, b], seed, "differential") == 1 {
+                        violations[i] += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(violations[1], 0, "a run from the SAFE context violated");
+    assert!(
+        violations[0] > 0,
+        "no run found the unconstrained violation"
+    );
+}
