@@ -23,6 +23,7 @@
 //! the front end says `unsupported:` on stderr), 3 `unknown`.
 
 use super::common::{InputArgs, Seconds, TextOrJson};
+use super::context_args;
 use super::context_upgrade::{self, Upgrade};
 use super::execution_graph::{self, GraphStep};
 use super::exit::Answer;
@@ -603,7 +604,7 @@ fn config(args: &Args, driver: &Driver) -> Result<Config> {
     }
     c.checks = checks;
     if !args.entry.is_empty() {
-        let from = context_from(&args.entry, &args.from)?;
+        let from = context_args::context_from(&args.entry, &args.from)?;
         let mut context = driver.context(&args.entry, args.copies, &from)?;
         if args.no_context_constraints {
             context.fixed.clear();
@@ -729,52 +730,7 @@ fn safe_claim(checks: Checks) -> &'static str {
 
 /// How the report names a program context (`--entry`): empty from `main`.
 fn context_label(args: &Args) -> String {
-    if args.entry.is_empty() {
-        return String::new();
-    }
-    let from = context_from(&args.entry, &args.from).unwrap_or_default();
-    let threads: Vec<String> = args
-        .entry
-        .iter()
-        .enumerate()
-        .flat_map(|(i, f)| {
-            let name = match from.get(i).and_then(Option::as_ref) {
-                Some(loc) => format!("`{f}` from {loc}"),
-                None => format!("`{f}`"),
-            };
-            std::iter::repeat_n(name, args.copies as usize)
-        })
-        .collect();
-    let at = if from.iter().any(Option::is_some) {
-        "threads of"
-    } else {
-        "threads at the entry of"
-    };
-    format!(
-        "the context of {at} {} over a symbolic initial state",
-        threads.join(", ")
-    )
-}
-
-/// The start line of each `--entry` function: `--from`'s items in order (`entry` or
-/// `-` for the function's entry; missing items too).
-pub fn context_from(entries: &[String], from: &[String]) -> Result<Vec<Option<Location>>> {
-    if from.len() > entries.len() {
-        anyhow::bail!(
-            "--from has {} start points for {} --entry function(s): one per function",
-            from.len(),
-            entries.len()
-        );
-    }
-    from.iter()
-        .map(|item| match item.trim() {
-            "" | "-" | "entry" => Ok(None),
-            text => text
-                .parse::<Location>()
-                .map(Some)
-                .map_err(|e| anyhow::anyhow!("--from {e}")),
-        })
-        .collect()
+    context_args::describe_context(&args.entry, args.copies, &args.from)
 }
 
 fn to_text(
