@@ -130,7 +130,12 @@ impl<'p> Machine<'p> {
                         Some(i) => Some((frame.slots[i], offset)),
                         None => match self.statics[obj.index()] {
                             StaticObj::Global(r) => Some((r, offset)),
-                            _ => None,
+                            _ => {
+                                let name = &self.prog.object(obj).name;
+                                return Err(self.unsupported(format!(
+                                    "a held mutex in `{name}`, which has no single instance"
+                                )));
+                            }
                         },
                     }
                 }

@@ -122,7 +122,8 @@ impl<'p> Engine<'p> {
 
     /// A start state with every thread holding the mutexes its start point holds on
     /// every path (§4.3), or `None` when two threads would hold one mutex (or one
-    /// would hold a mutex at a null or non-constant address): no run reaches that state.
+    /// would hold a mutex at a non-pointer: that lock faulted): no run reaches that
+    /// state. A mutex the context cannot place makes the start unsupported.
     fn take_held_locks(&mut self, mut s: Start, ctx: &Context) -> Option<Start> {
         if s.unsupported.is_some() {
             return Some(s);
@@ -130,7 +131,15 @@ impl<'p> Engine<'p> {
         for t in 0..ctx.threads.len() {
             let Some(start) = ctx.start(t) else { continue };
             for lock in &start.held {
-                let addr = self.held_addr(&s.state, t, *lock)?;
+                let addr = match self.held_addr(&s.state, t, *lock) {
+                    Ok(Some(addr)) => addr,
+                    // A lock of a non-pointer faulted on every path to the start.
+                    Ok(None) => return None,
+                    Err(why) => {
+                        s.unsupported = Some(format!("{}: {why}", start.location));
+                        return Some(s);
+                    }
+                };
                 if s.state.mutexes.insert(addr, t).is_some() {
                     return None;
                 }
@@ -139,20 +148,32 @@ impl<'p> Engine<'p> {
         Some(s)
     }
 
-    fn held_addr(&self, st: &State, t: Tid, lock: HeldLock) -> Option<(ObjInst, u64)> {
+    /// The address of a held mutex: `None` when the operand is no pointer.
+    fn held_addr(
+        &self,
+        st: &State,
+        t: Tid,
+        lock: HeldLock,
+    ) -> Result<Option<(ObjInst, u64)>, String> {
         match lock {
             HeldLock::Reg(r) => match st.top(t).regs[r.index()] {
-                SVal::Ptr { obj, off } => Some((obj, self.pool.as_bv(off)?)),
-                _ => None,
+                SVal::Ptr { obj, off } => match self.pool.as_bv(off) {
+                    Some(off) => Ok(Some((obj, off))),
+                    None => Err("a held mutex at a symbolic offset".into()),
+                },
+                _ => Ok(None),
             },
             HeldLock::Addr { obj, offset } => {
                 let func = self.setup.prog.function(st.top(t).func);
                 if let Some(i) = func.slots.iter().position(|&s| s == obj) {
-                    return Some((st.top(t).slots[i], offset));
+                    return Ok(Some((st.top(t).slots[i], offset)));
                 }
                 match self.setup.statics[obj.index()] {
-                    StaticObj::Global(inst) => Some((inst, offset)),
-                    _ => None,
+                    StaticObj::Global(inst) => Ok(Some((inst, offset))),
+                    _ => Err(format!(
+                        "a held mutex in `{}`, which has no single instance",
+                        self.setup.prog.object(obj).name
+                    )),
                 }
             }
         }
