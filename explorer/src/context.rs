@@ -219,6 +219,30 @@ impl Context {
         !self.non_null.contains(&(func, index))
     }
 
+    /// The context without its constraints (for measuring them): no global keeps its
+    /// initializer or a known value, every pointer parameter may be null, a `--from`
+    /// thread's integer locals are inputs even where a constant must reach (R_local),
+    /// and it holds no lock.
+    pub fn drop_constraints(&mut self, prog: &analysis::ir::Program) {
+        self.fixed.clear();
+        self.known_cells.clear();
+        self.non_null.clear();
+        for (i, start) in self.starts.iter_mut().enumerate() {
+            let (Some(start), Some(&f)) = (start.as_mut(), self.threads.get(i)) else {
+                continue;
+            };
+            start.held.clear();
+            let func = prog.function(f);
+            for (reg, init) in &mut start.regs {
+                if let (RegStart::Known(_), Scalar::Int { bits, signed }) =
+                    (&init, func.reg(*reg).ty)
+                {
+                    *init = RegStart::Input { bits, signed };
+                }
+            }
+        }
+    }
+
     /// Where thread `i` starts, when not at its function's entry.
     pub fn start(&self, i: usize) -> Option<&StartPoint> {
         self.starts.get(i).and_then(Option::as_ref)

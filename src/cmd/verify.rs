@@ -163,9 +163,10 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 1, requires = "entry")]
     pub copies: u32,
     /// Drop the context's must-reach constraints (globals that keep their initializer or
-    /// a value stored by main before the threads start, parameters never null) and the
-    /// locks a `--from` thread holds: every global and parameter arbitrary, no lock
-    /// held, for measuring what the constraints remove.
+    /// a value stored by main before the threads start, parameters never null, integer
+    /// locals of a `--from` thread with a constant that must reach the line) and the
+    /// locks a `--from` thread holds: every global, parameter and live local arbitrary,
+    /// no lock held, for measuring what the constraints remove.
     #[arg(long)]
     pub no_context_constraints: bool,
     /// Explore only schedules that switch away from a still-enabled thread (preempt it)
@@ -607,12 +608,7 @@ fn config(args: &Args, driver: &Driver) -> Result<Config> {
         let from = context_args::context_from(&args.entry, &args.from)?;
         let mut context = driver.context(&args.entry, args.copies, &from)?;
         if args.no_context_constraints {
-            context.fixed.clear();
-            context.known_cells.clear();
-            context.non_null.clear();
-            for start in context.starts.iter_mut().flatten() {
-                start.held.clear();
-            }
+            context.drop_constraints(driver.program());
         }
         c.context = Some(context);
     }
