@@ -484,3 +484,45 @@ fn random_runs_from_a_context_verify_calls_safe_never_violate() {
         (0..24).any(|seed| random_run("fixtures/context/lost_update.c", &lost, seed, 1) == Some(1));
     assert!(found, "no random run found the lost update");
 }
+
+#[test]
+fn a_thread_that_may_hold_a_lock_at_its_start_line_is_explored_holding_it() {
+    // The holder locks `m` on some paths to line 23: holding it, the prober's trylock
+    // fails. Without the fork over holding it the goal would be refuted.
+    let dir = project_root().join(format!("target/context-test/maybe-{}", std::process::id()));
+    let d = dir.display().to_string();
+    let hunt = agx(&[
+        "hunt",
+        "fixtures/context/maybe_held.c",
+        "--entry",
+        "prober,holder",
+        "--from",
+        "entry,maybe_held.c:23",
+        "--target",
+        "maybe_held.c:31",
+        "--jobs",
+        "1",
+        "-q",
+        "--witness-dir",
+        &d,
+    ]);
+    assert_eq!(hunt.code, Some(1), "{}", hunt.stdout);
+    let witness = dir.join("goal-1.json");
+    let text = std::fs::read_to_string(&witness).expect("witness");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let held = &json["context"]["starts"][1]["maybe_held"];
+    assert_eq!(held.as_array().map(Vec::len), Some(1), "{json}");
+    let replayed = agx(&[
+        "run",
+        "fixtures/context/maybe_held.c",
+        "--witness",
+        &witness.display().to_string(),
+    ]);
+    assert_eq!(replayed.code, Some(1), "{}", replayed.stderr);
+    assert!(
+        replayed.stderr.contains("maybe_held.c:31"),
+        "{}",
+        replayed.stderr
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -121,6 +121,11 @@ pub struct StartPoint {
     pub regs: Vec<(RegId, RegStart)>,
     /// The mutexes held on every path from the function's entry to the point.
     pub held: Vec<HeldLock>,
+    /// The mutexes held on some paths only: the thread holds each one or not, by an
+    /// input of the initial state (1: held; read after every thread's registers, thread
+    /// by thread).
+    #[serde(default)]
+    pub maybe_held: Vec<HeldLock>,
 }
 
 /// The value a live register has at a thread's start point.
@@ -232,6 +237,7 @@ impl Context {
                 continue;
             };
             start.held.clear();
+            start.maybe_held.clear();
             let func = prog.function(f);
             for (reg, init) in &mut start.regs {
                 if let (RegStart::Known(_), Scalar::Int { bits, signed }) =

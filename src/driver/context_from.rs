@@ -13,7 +13,10 @@
 //!   nor redefined since, by the same meet (intersection). An unlock through another
 //!   operand, or a call (the callee may unlock), drops every lock: this under-
 //!   approximates the held set, so the initial state keeps at least every state a real
-//!   run can reach there (holding fewer locks constrains less).
+//!   run can reach there (holding fewer locks constrains less);
+//! - *may-held locks* (§4.4): the operands locked on some path and not unlocked through
+//!   the same operand since (union at joins); the start forks over holding each one
+//!   that is not must-held.
 
 use super::location::{Lines, Location};
 use super::Driver;
@@ -47,6 +50,7 @@ impl Driver {
             );
         };
         let live = live_at(func, block, index);
+        let held = must_held(func, block, index);
         let known = must_constants(func, block, index);
         let regs = live
             .into_iter()
@@ -65,7 +69,11 @@ impl Driver {
             index: index as u32,
             location: loc.to_string(),
             regs,
-            held: must_held(func, block, index).into_iter().collect(),
+            held: held.iter().copied().collect(),
+            maybe_held: may_held(func, block, index)
+                .difference(&held)
+                .copied()
+                .collect(),
         })
     }
 }
@@ -139,9 +147,10 @@ fn live_at(func: &Function, block: usize, index: usize) -> BTreeSet<RegId> {
     live_through(func, block, index, &live_out(&live_in, block))
 }
 
-/// A forward must analysis (intersection at joins) from the function's entry, the fact
-/// before statement `index` of `block`. `None` stands for "every fact" (no path yet).
-fn must_forward<T: Clone + PartialEq>(
+/// A forward analysis from the function's entry (`meet`: intersection for a must
+/// analysis, union for a may one), the fact before statement `index` of `block`.
+/// `None` stands for "no path yet".
+fn forward<T: Clone + PartialEq>(
     func: &Function,
     (block, index): (usize, usize),
     entry: T,
@@ -186,7 +195,7 @@ fn must_forward<T: Clone + PartialEq>(
 
 /// R_local: registers every path to the point assigns a constant last.
 fn must_constants(func: &Function, block: usize, index: usize) -> BTreeMap<RegId, u64> {
-    must_forward(
+    forward(
         func,
         (block, index),
         BTreeMap::new(),
@@ -215,7 +224,7 @@ fn must_constants(func: &Function, block: usize, index: usize) -> BTreeMap<RegId
 
 /// The mutex operands held on every path to the point (§4.3's locksets, must-held).
 fn must_held(func: &Function, block: usize, index: usize) -> BTreeSet<HeldLock> {
-    must_forward(
+    forward(
         func,
         (block, index),
         BTreeSet::new(),
@@ -240,6 +249,43 @@ fn must_held(func: &Function, block: usize, index: usize) -> BTreeSet<HeldLock> 
                     }
                 }
                 StmtKind::Call { .. } => held.clear(),
+                _ => {}
+            }
+            if let Some(d) = kind.def() {
+                held.remove(&HeldLock::Reg(d));
+            }
+        },
+    )
+}
+
+/// The mutex operands locked on some path to the point and not unlocked through the
+/// same operand since (§4.4's may-held locksets, intra-procedural): a thread may hold
+/// them, so the start forks over holding each of those not held on every path.
+/// Known gaps: locks a callee takes, and a lock whose register is redefined.
+fn may_held(func: &Function, block: usize, index: usize) -> BTreeSet<HeldLock> {
+    forward(
+        func,
+        (block, index),
+        BTreeSet::new(),
+        |a, b| a.union(b).copied().collect(),
+        |held, kind| {
+            match kind {
+                StmtKind::Sync {
+                    op: SyncOp::MutexLock { mutex } | SyncOp::MutexTryLock { mutex },
+                    ..
+                } => {
+                    if let Some(l) = held_lock(mutex) {
+                        held.insert(l);
+                    }
+                }
+                StmtKind::Sync {
+                    op: SyncOp::MutexUnlock { mutex },
+                    ..
+                } => {
+                    if let Some(l) = held_lock(mutex) {
+                        held.remove(&l);
+                    }
+                }
                 _ => {}
             }
             if let Some(d) = kind.def() {
@@ -342,8 +388,25 @@ int main(void) { return 0; }
             .id;
         let p = at(&d, "worker", 10);
         assert_eq!(p.held, vec![HeldLock::Addr { obj: m, offset: 0 }]);
+        // `other` is locked on one path only: maybe held, the start forks over it.
+        let other = d
+            .program()
+            .objects
+            .iter()
+            .find(|o| o.name == "other")
+            .unwrap()
+            .id;
+        assert_eq!(
+            p.maybe_held,
+            vec![HeldLock::Addr {
+                obj: other,
+                offset: 0
+            }]
+        );
         // After the unlock nothing is held; before the lock neither.
         assert!(at(&d, "worker", 13).held.is_empty());
+        // Path-insensitive: the path that locks `other` and skips its unlock is kept.
+        assert_eq!(at(&d, "worker", 13).maybe_held, p.maybe_held);
         assert!(at(&d, "worker", 7).held.is_empty());
     }
 

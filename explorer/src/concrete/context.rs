@@ -118,7 +118,22 @@ impl<'p> Machine<'p> {
     /// Thread `t` takes the mutexes its start point holds; an initial state where
     /// another thread holds one already (or the address is no object) is infeasible.
     fn take_held_locks(&mut self, t: ThreadId, start: &StartPoint) -> Flow {
-        for lock in &start.held {
+        let mut held = start.held.clone();
+        for &lock in &start.maybe_held {
+            let Value::Int(choice) = self.input(Scalar::U32, InputSource::Initial)? else {
+                unreachable!("inputs are integers")
+            };
+            match choice {
+                0 => {}
+                1 => held.push(lock),
+                _ => {
+                    return Err(self.unsupported(format!(
+                        "the initial state's lock choice {choice} is neither 0 nor 1"
+                    )))
+                }
+            }
+        }
+        for lock in &held {
             let addr = match *lock {
                 HeldLock::Reg(r) => match self.top_mut(t).regs[r.index()] {
                     Value::Ptr { obj, offset } => u64::try_from(offset).ok().map(|o| (obj, o)),

@@ -277,6 +277,10 @@ mod tests {
                             ),
                         ],
                         held: vec![crate::context::HeldLock::Reg(analysis::ir::RegId(3))],
+                        maybe_held: vec![crate::context::HeldLock::Addr {
+                            obj: analysis::ir::ObjId(0),
+                            offset: 8,
+                        }],
                     }),
                 ],
                 fixed: vec![analysis::ir::ObjId(0)],

@@ -58,6 +58,12 @@ impl<'p> Engine<'p> {
                 None => self.initial_params(&mut st, i, func, ctx),
             });
         }
+        let mut maybe = Vec::new();
+        for t in 0..ctx.threads.len() {
+            for &lock in ctx.start(t).map_or(&[][..], |s| &s.maybe_held[..]) {
+                maybe.push((t, lock, self.new_input(&mut st, t, Scalar::U32)));
+            }
+        }
         let mut starts = vec![Start {
             guard: self.pool.tru(),
             state: st,
@@ -66,10 +72,55 @@ impl<'p> Engine<'p> {
         for p in &pointers {
             starts = self.bind_pointer_param(starts, p);
         }
-        Ok(starts
+        let mut starts: Vec<Start> = starts
             .into_iter()
             .filter_map(|s| self.take_held_locks(s, ctx))
-            .collect())
+            .collect();
+        for &(t, lock, choice) in &maybe {
+            starts = starts
+                .into_iter()
+                .flat_map(|s| self.maybe_take(s, t, lock, choice))
+                .collect();
+        }
+        Ok(starts)
+    }
+
+    /// A start state split over whether thread `t` holds a mutex it may hold (§4.4):
+    /// `choice` 0 it does not, 1 it does (when no other thread holds it).
+    fn maybe_take(&mut self, s: Start, t: Tid, lock: HeldLock, choice: TermId) -> Vec<Start> {
+        if s.unsupported.is_some() {
+            return vec![s];
+        }
+        let mut out = Vec::new();
+        let zero = self.pool.bv_const(0, 32);
+        let not_held = self.pool.eq(choice, zero);
+        out.push(Start {
+            guard: self.pool.and(s.guard, not_held),
+            state: s.state.clone(),
+            unsupported: None,
+        });
+        let one = self.pool.bv_const(1, 32);
+        let held = self.pool.eq(choice, one);
+        let guard = self.pool.and(s.guard, held);
+        let mut state = s.state;
+        match self.held_addr(&state, t, lock) {
+            Ok(Some(addr)) => {
+                if state.mutexes.insert(addr, t).is_none() {
+                    out.push(Start {
+                        guard,
+                        state,
+                        unsupported: None,
+                    });
+                }
+            }
+            Ok(None) => {}
+            Err(why) => out.push(Start {
+                guard,
+                state,
+                unsupported: Some(why),
+            }),
+        }
+        out
     }
 
     /// Moves thread `t`'s frame to a start point: its stack slots become objects of the
