@@ -22,7 +22,7 @@
 //! a context holds for every such initial state; a violation is feasible from *some*
 //! initial state of the context, the one its witness carries.
 
-use analysis::ir::{FuncId, ObjId, StmtId};
+use analysis::ir::{FuncId, ObjId, RegId, Scalar, StmtId};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -98,6 +98,63 @@ pub struct Context {
     /// every cell of the owner).
     #[serde(default)]
     pub any_cells: Vec<(CellOwner, Vec<Target>)>,
+    /// Where each thread starts when not at its function's entry (`--from FILE:LINE`),
+    /// index by index with `threads`; missing or `None`: at the entry.
+    #[serde(default)]
+    pub starts: Vec<Option<StartPoint>>,
+}
+
+/// A thread that starts in the middle of its function (§2.3 of the paper): the call
+/// stack is that one activation, its live registers come from the initial state
+/// (a constant when one must reach the point, R_local), its stack slots are initial
+/// objects, and it holds the mutexes held on every path to the point (§4.3).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StartPoint {
+    /// The first statement of the start line, at `index` of `block`.
+    pub stmt: StmtId,
+    pub block: u32,
+    pub index: u32,
+    /// `FILE:LINE` as the user wrote it, for labels.
+    pub location: String,
+    /// The registers live at the point, in register order: what each starts with. The
+    /// others are dead there and start at zero.
+    pub regs: Vec<(RegId, RegStart)>,
+    /// The mutexes held on every path from the function's entry to the point.
+    pub held: Vec<HeldLock>,
+    /// The mutexes held on some paths only: the thread holds each one or not, by an
+    /// input of the initial state (1: held; read after every thread's registers, thread
+    /// by thread).
+    #[serde(default)]
+    pub maybe_held: Vec<HeldLock>,
+}
+
+/// The value a live register has at a thread's start point.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RegStart {
+    /// The constant every path to the point assigns last (its low bits; 0 is null for
+    /// a pointer).
+    Known(u64),
+    /// An integer of the initial state: the next input.
+    Input { bits: u8, signed: bool },
+    /// A pointer of the initial state: one of the candidates of these targets.
+    Pointer(Vec<Target>),
+}
+
+impl RegStart {
+    /// The register type an integer input has.
+    pub fn input_type(bits: u8, signed: bool) -> Scalar {
+        Scalar::Int { bits, signed }
+    }
+}
+
+/// How the function names a mutex it holds at a start point: a register (unchanged
+/// since the lock) or a constant address (a global, or a slot of this activation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HeldLock {
+    Reg(RegId),
+    Addr { obj: ObjId, offset: u64 },
 }
 
 /// An integer cell of a global with a known value at the context.
@@ -165,6 +222,36 @@ impl Context {
     /// Whether parameter `index` of `func` may be null in the initial state.
     pub fn param_may_be_null(&self, func: FuncId, index: u32) -> bool {
         !self.non_null.contains(&(func, index))
+    }
+
+    /// The context without its constraints (for measuring them): no global keeps its
+    /// initializer or a known value, every pointer parameter may be null, a `--from`
+    /// thread's integer locals are inputs even where a constant must reach (R_local),
+    /// and it holds no lock.
+    pub fn drop_constraints(&mut self, prog: &analysis::ir::Program) {
+        self.fixed.clear();
+        self.known_cells.clear();
+        self.non_null.clear();
+        for (i, start) in self.starts.iter_mut().enumerate() {
+            let (Some(start), Some(&f)) = (start.as_mut(), self.threads.get(i)) else {
+                continue;
+            };
+            start.held.clear();
+            start.maybe_held.clear();
+            let func = prog.function(f);
+            for (reg, init) in &mut start.regs {
+                if let (RegStart::Known(_), Scalar::Int { bits, signed }) =
+                    (&init, func.reg(*reg).ty)
+                {
+                    *init = RegStart::Input { bits, signed };
+                }
+            }
+        }
+    }
+
+    /// Where thread `i` starts, when not at its function's entry.
+    pub fn start(&self, i: usize) -> Option<&StartPoint> {
+        self.starts.get(i).and_then(Option::as_ref)
     }
 
     pub fn is_fixed(&self, obj: ObjId) -> bool {

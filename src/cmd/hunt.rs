@@ -125,6 +125,28 @@ pub struct Args {
     /// The bug depth PCT targets in the `pct` stage (depth - 1 priority change points).
     #[arg(long, value_name = "D", default_value_t = 3)]
     pub pct_depth: u32,
+    /// Hunt from a program context instead of `main`, as `agx verify --entry`: one
+    /// thread per listed function over a symbolic initial state. CONFIRMED is then
+    /// feasible from this context (the witness carries it); REFUTED holds for every
+    /// initial state of the context. Only the `search` stage runs.
+    #[arg(
+        long,
+        value_name = "FUNC[,FUNC...]",
+        value_delimiter = ',',
+        conflicts_with = "since"
+    )]
+    pub entry: Vec<String>,
+    /// Run N threads of each `--entry` function.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "entry")]
+    pub copies: u32,
+    /// Start each `--entry` function's threads at a line, as `agx verify --from`.
+    #[arg(
+        long,
+        value_name = "FILE:LINE[,...]",
+        value_delimiter = ',',
+        requires = "entry"
+    )]
+    pub from: Vec<String>,
     /// Memory budget in MiB: live heap blocks beyond it end a path, and a search whose
     /// resident memory exceeds it stops; the verdict is then `unknown` naming `memory`.
     #[arg(long, value_name = "MIB", default_value_t = 4096)]
@@ -247,12 +269,20 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let search = args.stages.contains(&stages::Stage::Search);
     let mut cfg = config(&args);
     cfg.timeout = args.timeout.duration().saturating_sub(started.elapsed());
+    if !args.entry.is_empty() {
+        if args.stages != [stages::Stage::Search] {
+            bail!("--entry: only the `search` stage runs from a context (PCT and prediction start at main)");
+        }
+        let from = super::context_args::context_from(&args.entry, &args.from)?;
+        cfg.context = Some(driver.context(&args.entry, args.copies, &from)?);
+    }
+    let context = super::context_args::describe_context(&args.entry, args.copies, &args.from);
     let labels = specs.iter().map(|s| s.label.clone()).collect();
     let watch = watch::Watch::new(started, labels, !args.quiet, total);
     // A goal's slice does not change between rounds: computed once, on its first round.
     let mut slices: Vec<Option<BTreeSet<StmtId>>> = vec![None; specs.len()];
     let hunts = std::thread::scope(|scope| {
-        scope.spawn(|| watch.watch(program, &specs, args.format));
+        scope.spawn(|| watch.watch(program, &specs, args.format, &context));
         let hunts = guided::hunt_in_rounds(specs.len(), &cfg, args.first, |i, cfg| {
             let round_started = Instant::now();
             if let Some(hunt) = decided_early[i].take() {
@@ -295,21 +325,41 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if let Some(dir) = &args.witness_dir {
         write_witnesses(dir, &outcomes)?;
     }
-    Ok(print_report(program, &outcomes, args.format)?.into())
+    Ok(print_report(program, &outcomes, args.format, &context)?.into())
 }
 
 /// Prints the report in `format`; returns the answer its exit code gives.
-fn print_report(program: &Program, outcomes: &[GoalOutcome], format: Format) -> Result<Answer> {
+/// From a context (`context` its label, else empty) the text ends with what the
+/// verdicts mean there, and each goal of the JSON has `context`.
+fn print_report(
+    program: &Program,
+    outcomes: &[GoalOutcome],
+    format: Format,
+    context: &str,
+) -> Result<Answer> {
     match format {
-        Format::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&report::json(program, outcomes))?
-        ),
+        Format::Json => {
+            let mut out = report::json(program, outcomes);
+            if !context.is_empty() {
+                let goals = out.as_array_mut().into_iter().flatten();
+                for fields in goals.filter_map(serde_json::Value::as_object_mut) {
+                    fields.insert("context".into(), context.into());
+                }
+            }
+            println!("{}", serde_json::to_string_pretty(&out)?)
+        }
         Format::Sarif => println!(
             "{}",
             serde_json::to_string_pretty(&report::sarif(program, outcomes))?
         ),
-        Format::Text => print!("{}", report::text(program, outcomes)),
+        Format::Text => {
+            print!("{}", report::text(program, outcomes));
+            if !context.is_empty() {
+                println!(
+                    "from this context: {context}: CONFIRMED is feasible from this context (the witness carries its initial state), REFUTED holds for every initial state"
+                );
+            }
+        }
     }
     Ok(Answer::combine(
         outcomes.iter().map(|o| answer(o.hunt.verdict)),
@@ -367,7 +417,12 @@ fn hunt_one(
         }
     };
     let stmts = goal.stmts();
-    if let Some(why) = driver.unreachable(&stmts) {
+    // Static unreachability is from main: a context's threads start elsewhere.
+    let unreachable = match cfg.context {
+        None => driver.unreachable(&stmts),
+        Some(_) => None,
+    };
+    if let Some(why) = unreachable {
         return Ok(Hunt::without_search(
             Verdict::Refuted,
             Some(FoundBy::Static),
@@ -421,6 +476,7 @@ fn undefined_behaviour(cfg: &Config, program: &Program) -> Result<Hunt> {
     search.max_memory = cfg.max_memory;
     search.program_name = cfg.program_name.clone();
     search.preemption_bound = cfg.preemption_bound;
+    search.context = cfg.context.clone();
     let outcome = symbolic::verify(program, &search).context("hunting undefined behaviour")?;
     let mut hunt = match (outcome.verdict, outcome.violations.first()) {
         (symbolic::Verdict::Violation, Some(found)) => {

@@ -4,6 +4,7 @@ pub mod bench;
 pub mod bench_entries;
 pub mod bench_incremental;
 pub mod common;
+pub mod context_args;
 pub mod context_upgrade;
 pub mod dot;
 pub mod execution_graph;

@@ -86,6 +86,27 @@ pub struct Args {
     /// Replay a witness (JSON) instead of a schedule and inputs given by flags.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["schedule", "inputs", "uninit"])]
     pub witness: Option<PathBuf>,
+    /// Run from a program context instead of `main`, as `agx verify --entry` builds it
+    /// (with `--copies` and `--from`): the initial state's values and pointer choices are
+    /// inputs, read in the order verify's witnesses give them.
+    #[arg(
+        long,
+        value_name = "FUNC[,FUNC...]",
+        value_delimiter = ',',
+        conflicts_with = "witness"
+    )]
+    pub entry: Vec<String>,
+    /// Run N threads of each `--entry` function.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "entry")]
+    pub copies: u32,
+    /// Start each `--entry` function's threads at a line, as `agx verify --from`.
+    #[arg(
+        long,
+        value_name = "FILE:LINE[,...]",
+        value_delimiter = ',',
+        requires = "entry"
+    )]
+    pub from: Vec<String>,
     /// Write the witness of this run (its inputs and schedule) to FILE.
     #[arg(long, value_name = "FILE")]
     pub save_witness: Option<PathBuf>,
@@ -307,6 +328,11 @@ fn config(args: &Args, program: &Program) -> Result<RunConfig> {
             config.inputs = inputs(args)?;
             config.uninit = args.uninit;
             config.args = args.program_args.clone();
+            if !args.entry.is_empty() {
+                let from = super::context_args::context_from(&args.entry, &args.from)?;
+                let driver = crate::driver::Driver::new(program.clone());
+                config.context = Some(driver.context(&args.entry, args.copies, &from)?);
+            }
             config
         }
     };

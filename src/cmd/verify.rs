@@ -23,6 +23,7 @@
 //! the front end says `unsupported:` on stderr), 3 `unknown`.
 
 use super::common::{InputArgs, Seconds, TextOrJson};
+use super::context_args;
 use super::context_upgrade::{self, Upgrade};
 use super::execution_graph::{self, GraphStep};
 use super::exit::Answer;
@@ -147,12 +148,25 @@ pub struct Args {
     /// Do not hunt from `main` after a violation from a context.
     #[arg(long)]
     pub no_confirm_from_main: bool,
+    /// Start the threads of each `--entry` function at a line instead of its entry, one
+    /// item per `--entry` function in order (`entry` or `-`: at the entry): the first
+    /// statement of the line, live locals from the initial state (constants that must
+    /// reach the line kept), holding the mutexes locked on every path there.
+    #[arg(
+        long,
+        value_name = "FILE:LINE[,...]",
+        value_delimiter = ',',
+        requires = "entry"
+    )]
+    pub from: Vec<String>,
     /// Run N threads of each `--entry` function.
     #[arg(long, value_name = "N", default_value_t = 1, requires = "entry")]
     pub copies: u32,
     /// Drop the context's must-reach constraints (globals that keep their initializer or
-    /// a value stored by main before the threads start, parameters never null): every
-    /// global and parameter arbitrary, for measuring what the constraints remove.
+    /// a value stored by main before the threads start, parameters never null, integer
+    /// locals of a `--from` thread with a constant that must reach the line) and the
+    /// locks a `--from` thread holds: every global, parameter and live local arbitrary,
+    /// no lock held, for measuring what the constraints remove.
     #[arg(long)]
     pub no_context_constraints: bool,
     /// Explore only schedules that switch away from a still-enabled thread (preempt it)
@@ -602,11 +616,10 @@ fn config(args: &Args, driver: &Driver) -> Result<Config> {
     }
     c.checks = checks;
     if !args.entry.is_empty() {
-        let mut context = driver.context(&args.entry, args.copies)?;
+        let from = context_args::context_from(&args.entry, &args.from)?;
+        let mut context = driver.context(&args.entry, args.copies, &from)?;
         if args.no_context_constraints {
-            context.fixed.clear();
-            context.known_cells.clear();
-            context.non_null.clear();
+            context.drop_constraints(driver.program());
         }
         c.context = Some(context);
     }
@@ -724,18 +737,7 @@ fn safe_claim(checks: Checks) -> &'static str {
 
 /// How the report names a program context (`--entry`): empty from `main`.
 fn context_label(args: &Args) -> String {
-    if args.entry.is_empty() {
-        return String::new();
-    }
-    let threads: Vec<String> = args
-        .entry
-        .iter()
-        .flat_map(|f| std::iter::repeat_n(format!("`{f}`"), args.copies as usize))
-        .collect();
-    format!(
-        "the context of threads at the entry of {} over a symbolic initial state",
-        threads.join(", ")
-    )
+    context_args::describe_context(&args.entry, args.copies, &args.from)
 }
 
 fn to_text(

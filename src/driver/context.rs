@@ -3,6 +3,7 @@
 //! aliasing restricted by points-to). Globals no statement may write keep their
 //! initializers (the simplest must-reach definition: the only definition of the cell).
 
+use super::location::Location;
 use super::Driver;
 use analysis::facts::{Facts, Obj, ANY_OFFSET};
 use analysis::ir::{FuncId, ObjId, ObjectKind, Program, Scalar};
@@ -12,8 +13,14 @@ use rules::points_to::{Cell, PointsTo};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 impl Driver {
-    /// The context of `copies` threads of each function of `entries`, in order.
-    pub fn context(&self, entries: &[String], copies: u32) -> Result<Context> {
+    /// The context of `copies` threads of each function of `entries`, in order, each
+    /// starting where `from` says for its function (`None`, or no item: at its entry).
+    pub fn context(
+        &self,
+        entries: &[String],
+        copies: u32,
+        from: &[Option<Location>],
+    ) -> Result<Context> {
         let program = self.program();
         let mut funcs = Vec::new();
         for name in entries {
@@ -32,7 +39,22 @@ impl Driver {
             facts,
             pt: &analysis.points_to,
         };
-        let (known_cells, initialized) = view.must_reach(&funcs, copies);
+        let mut starts = Vec::new();
+        for (i, name) in entries.iter().enumerate() {
+            let start = match from.get(i).and_then(Option::as_ref) {
+                Some(loc) => Some(self.start_point(name, loc, |f, r| view.reg_targets(f, r))?),
+                None => None,
+            };
+            starts.extend(std::iter::repeat_n(start, copies as usize));
+        }
+        // A thread past its entry may have written globals already: the definitions
+        // that reach the creation sites need not reach its start.
+        let mid = starts.iter().any(Option::is_some);
+        let (known_cells, initialized) = if mid {
+            (Vec::new(), Vec::new())
+        } else {
+            view.must_reach(&funcs, copies)
+        };
         let mut fixed = view.unwritten_globals();
         fixed.extend(initialized);
         fixed.sort();
@@ -45,6 +67,7 @@ impl Driver {
             fixed,
             known_cells,
             threads,
+            starts: if mid { starts } else { Vec::new() },
         })
     }
 }
@@ -117,6 +140,14 @@ struct PointsToView<'a> {
 }
 
 impl PointsToView<'_> {
+    /// The targets of a pointer register of `func`.
+    fn reg_targets(&self, func: &analysis::ir::Function, reg: analysis::ir::RegId) -> Vec<Target> {
+        match self.facts.reg_var(func.id, reg) {
+            Some(var) => self.targets(self.pt.of(var)),
+            None => Vec::new(),
+        }
+    }
+
     fn params(&self, funcs: &[FuncId]) -> Vec<((FuncId, u32), Vec<Target>)> {
         let mut out = Vec::new();
         for &(f, index, var) in &self.facts.formal_param {
@@ -464,7 +495,7 @@ int main(void) {{
             "once",
             &program("pthread_create(&t[0], 0, worker, 0); pthread_create(&t[1], 0, worker, 0);"),
         );
-        let ctx = d.context(&["worker".to_string()], 2).unwrap();
+        let ctx = d.context(&["worker".to_string()], 2, &[]).unwrap();
         let limit = global(&d, "limit");
         assert_eq!(
             ctx.known_cells,
@@ -481,7 +512,7 @@ int main(void) {{
         assert!(ctx.is_fixed(global(&d, "done")));
         assert!(!ctx.is_fixed(limit));
         // One worker in the context: the other may have run and written `done`.
-        let one = d.context(&["worker".to_string()], 1).unwrap();
+        let one = d.context(&["worker".to_string()], 1, &[]).unwrap();
         assert!(one.known_cells.is_empty());
         assert!(!one.is_fixed(global(&d, "done")));
         assert!(one.is_fixed(global(&d, "never")));
@@ -493,7 +524,7 @@ int main(void) {{
             "loop",
             &program("for (int i = 0; i < 2; i++) pthread_create(&t[i], 0, worker, 0);"),
         );
-        let ctx = d.context(&["worker".to_string()], 2).unwrap();
+        let ctx = d.context(&["worker".to_string()], 2, &[]).unwrap();
         assert!(ctx.known_cells.is_empty());
         assert!(!ctx.is_fixed(global(&d, "done")));
     }
@@ -506,7 +537,7 @@ int main(void) {{
             "after",
             &program("pthread_create(&t[0], 0, worker, 0); limit = 5;"),
         );
-        let ctx = d.context(&["worker".to_string()], 1).unwrap();
+        let ctx = d.context(&["worker".to_string()], 1, &[]).unwrap();
         assert!(ctx.known_cells.is_empty(), "{:?}", ctx.known_cells);
         assert!(!ctx.is_fixed(global(&d, "limit")));
     }

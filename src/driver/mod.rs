@@ -16,6 +16,7 @@
 pub mod abstraction;
 pub mod budget;
 pub mod context;
+mod context_from;
 pub mod impact;
 pub mod incremental;
 pub mod location;

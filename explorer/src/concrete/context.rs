@@ -2,11 +2,13 @@
 //! parameters, globals of the initial state, and the reads of unwritten initial cells,
 //! in the order the symbolic engine (`symbolic::context`) reads them.
 
-use super::machine::{Flow, Machine, StaticObj};
+use super::machine::{Flow, Machine, StaticObj, Stop};
 use super::memory::Origin;
-use super::outcome::InputSource;
+use super::outcome::{InputSource, RunOutcome, ThreadId};
 use super::value::Value;
-use crate::context::{candidates, AbsObj, Candidate, CellOwner, Context, Target};
+use crate::context::{
+    candidates, AbsObj, Candidate, CellOwner, Context, HeldLock, RegStart, StartPoint, Target,
+};
 use analysis::ir::{ObjectKind, Scalar};
 
 impl<'p> Machine<'p> {
@@ -32,28 +34,135 @@ impl<'p> Machine<'p> {
             }
         }
         let mut threads = Vec::new();
-        for &f in &ctx.threads {
+        for (i, &f) in ctx.threads.iter().enumerate() {
             let func = prog.function(f);
             let placeholders = vec![Value::ZERO; func.params.len()];
             let t = self.spawn(func, &placeholders)?;
-            self.cur_thread = t;
-            let entry = &func.blocks[func.entry().index()];
-            self.cur_stmt = entry.stmts.first().map_or(entry.term.id, |s| s.id);
-            self.cur_span = func.span;
-            for (i, &reg) in func.params.iter().enumerate() {
-                let ty = func.reg(reg).ty;
-                let v = if ty == Scalar::Ptr {
-                    let null = ctx.param_may_be_null(f, i as u32);
-                    self.initial_pointer(&ctx.param_targets(f, i as u32), null)?
-                } else {
-                    self.input(ty, InputSource::Initial)?
-                };
-                self.set_reg(t, reg, v);
+            if let Some(start) = ctx.start(i) {
+                self.place_at_start(t, start);
             }
             threads.push(t);
         }
+        for (i, &t) in threads.iter().enumerate() {
+            self.cur_thread = t;
+            match ctx.start(i) {
+                Some(start) => self.initial_regs(t, start)?,
+                None => self.initial_params(t, ctx)?,
+            }
+        }
+        for (i, &t) in threads.iter().enumerate() {
+            if let Some(start) = ctx.start(i) {
+                self.take_held_locks(t, start)?;
+            }
+        }
         for t in threads {
             self.run_local(t)?;
+        }
+        Ok(())
+    }
+
+    /// Thread `t`'s parameters from the initial state, in order.
+    fn initial_params(&mut self, t: ThreadId, ctx: &Context) -> Flow {
+        let func = self.top_mut(t).func;
+        let entry = &func.blocks[func.entry().index()];
+        self.cur_stmt = entry.stmts.first().map_or(entry.term.id, |s| s.id);
+        self.cur_span = func.span;
+        for (i, &reg) in func.params.iter().enumerate() {
+            let ty = func.reg(reg).ty;
+            let v = if ty == Scalar::Ptr {
+                let null = ctx.param_may_be_null(func.id, i as u32);
+                self.initial_pointer(&ctx.param_targets(func.id, i as u32), null)?
+            } else {
+                self.input(ty, InputSource::Initial)?
+            };
+            self.set_reg(t, reg, v);
+        }
+        Ok(())
+    }
+
+    /// Moves thread `t`'s frame to its start point; its stack slots become objects of
+    /// the initial state, materialized (the symbolic engine's `place_at_start`).
+    fn place_at_start(&mut self, t: ThreadId, start: &StartPoint) {
+        let frame = self.top_mut(t);
+        frame.block = start.block as usize;
+        frame.index = start.index as usize;
+        let func = frame.func;
+        let slots = frame.slots.clone();
+        for (&obj, r) in func.slots.iter().zip(slots) {
+            self.mem
+                .make_initial(r, CellOwner::Instance(AbsObj::Slot(obj)));
+            self.materialized
+                .entry(AbsObj::Slot(obj))
+                .or_default()
+                .push(r);
+        }
+    }
+
+    /// The live registers at thread `t`'s start point, in register order.
+    fn initial_regs(&mut self, t: ThreadId, start: &StartPoint) -> Flow {
+        self.cur_stmt = start.stmt;
+        self.cur_span = self.prog.stmt(start.stmt).span();
+        for (reg, init) in &start.regs {
+            let v = match init {
+                RegStart::Known(c) => Value::Int(*c),
+                RegStart::Input { bits, signed } => {
+                    self.input(RegStart::input_type(*bits, *signed), InputSource::Initial)?
+                }
+                RegStart::Pointer(targets) => self.initial_pointer(targets, true)?,
+            };
+            self.set_reg(t, *reg, v);
+        }
+        Ok(())
+    }
+
+    /// Thread `t` takes the mutexes its start point holds; an initial state where
+    /// another thread holds one already (or the address is no object) is infeasible.
+    fn take_held_locks(&mut self, t: ThreadId, start: &StartPoint) -> Flow {
+        let mut held = start.held.clone();
+        for &lock in &start.maybe_held {
+            let Value::Int(choice) = self.input(Scalar::U32, InputSource::Initial)? else {
+                unreachable!("inputs are integers")
+            };
+            match choice {
+                0 => {}
+                1 => held.push(lock),
+                _ => {
+                    return Err(self.unsupported(format!(
+                        "the initial state's lock choice {choice} is neither 0 nor 1"
+                    )))
+                }
+            }
+        }
+        for lock in &held {
+            let addr = match *lock {
+                HeldLock::Reg(r) => match self.top_mut(t).regs[r.index()] {
+                    Value::Ptr { obj, offset } => u64::try_from(offset).ok().map(|o| (obj, o)),
+                    _ => None,
+                },
+                HeldLock::Addr { obj, offset } => {
+                    let frame = self.top_mut(t);
+                    match frame.func.slots.iter().position(|&s| s == obj) {
+                        Some(i) => Some((frame.slots[i], offset)),
+                        None => match self.statics[obj.index()] {
+                            StaticObj::Global(r) => Some((r, offset)),
+                            _ => {
+                                let name = &self.prog.object(obj).name;
+                                return Err(self.unsupported(format!(
+                                    "a held mutex in `{name}`, which has no single instance"
+                                )));
+                            }
+                        },
+                    }
+                }
+            };
+            let taken = match addr {
+                Some(a) => self.mutexes.insert(a, t).is_some(),
+                None => true,
+            };
+            if taken {
+                let span = self.prog.stmt(start.stmt).span();
+                return Err(Stop::end(RunOutcome::AssumeViolated { thread: t, span }));
+            }
         }
         Ok(())
     }

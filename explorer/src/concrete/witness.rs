@@ -260,6 +260,36 @@ mod tests {
         let in_context = Witness {
             context: Some(Context {
                 threads: vec![analysis::ir::FuncId(2), analysis::ir::FuncId(2)],
+                starts: vec![
+                    None,
+                    Some(crate::context::StartPoint {
+                        stmt: analysis::ir::StmtId(4),
+                        block: 1,
+                        index: 2,
+                        location: "a.c:7".into(),
+                        regs: vec![
+                            (analysis::ir::RegId(1), crate::context::RegStart::Known(3)),
+                            (
+                                analysis::ir::RegId(2),
+                                crate::context::RegStart::Input {
+                                    bits: 32,
+                                    signed: true,
+                                },
+                            ),
+                            (
+                                analysis::ir::RegId(3),
+                                crate::context::RegStart::Pointer(vec![Target::Func(
+                                    analysis::ir::FuncId(1),
+                                )]),
+                            ),
+                        ],
+                        held: vec![crate::context::HeldLock::Reg(analysis::ir::RegId(3))],
+                        maybe_held: vec![crate::context::HeldLock::Addr {
+                            obj: analysis::ir::ObjId(0),
+                            offset: 8,
+                        }],
+                    }),
+                ],
                 fixed: vec![analysis::ir::ObjId(0)],
                 params: vec![(
                     (analysis::ir::FuncId(2), 0),

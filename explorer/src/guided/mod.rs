@@ -239,6 +239,11 @@ pub struct Config {
     /// trials and the exhaustive search; a schedule cut by it makes REFUTED impossible.
     /// Default: `None`.
     pub preemption_bound: Option<u32>,
+    /// Start from this program context instead of `main` (see
+    /// [`symbolic::Config::context`](crate::symbolic::Config)): the trials and the
+    /// exhaustive search start from its initial states, and no goal is refuted
+    /// statically (the abstract traces start at `main`). Default: `None`.
+    pub context: Option<crate::context::Context>,
 }
 
 impl Default for Config {
@@ -262,6 +267,7 @@ impl Default for Config {
             spurious_wakeups: true,
             max_memory: crate::concrete::DEFAULT_MAX_MEMORY,
             preemption_bound: None,
+            context: None,
         }
     }
 }

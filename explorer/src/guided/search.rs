@@ -252,25 +252,38 @@ impl<'a> Trial<'a> {
         None
     }
 
-    /// The initial state's successors (`main`'s code up to its first visible event):
+    /// The initial state's successors (`main`'s code up to its first visible event, or
+    /// each start state of a program context):
     /// the best becomes current, the others go on the stack.
     fn restart(
         &mut self,
         set: Rc<TraceSet>,
         stack: &mut Vec<Node>,
     ) -> Result<Option<Node>, TrialEnd> {
-        let first = match self.e.first_step() {
-            Ok(step) => step,
+        let firsts = match self.e.first_steps() {
+            Ok(sides) => sides,
             Err(err) => {
                 self.note("unsupported", err.to_string());
                 return Err(TrialEnd::Exhausted { complete: false });
             }
         };
         self.generation += 1;
-        let mut succs = match self.step(first, Progress::new(set), self.generation) {
-            Produced::Confirmed(ev) => return Err(TrialEnd::Confirmed(ev)),
-            Produced::Nodes(n) => n,
-        };
+        let mut succs = Vec::new();
+        for side in firsts {
+            match side {
+                ForkSide::Step { step, .. } => {
+                    let prog = Progress::new(Rc::clone(&set));
+                    match self.step(*step, prog, self.generation) {
+                        Produced::Confirmed(ev) => return Err(TrialEnd::Confirmed(ev)),
+                        Produced::Nodes(n) => succs.extend(n),
+                    }
+                }
+                ForkSide::Leaf(end) => self.run_end(&end),
+                ForkSide::SolverGaveUp => {
+                    self.note("solver", "the solver gave up on a path condition".into())
+                }
+            }
+        }
         succs.sort_by_cached_key(|n| self.rank(n));
         let mut it = succs.into_iter();
         let best = it.next();

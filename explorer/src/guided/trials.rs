@@ -36,7 +36,20 @@ pub fn hunt(
     let system = abs.system(&goal.stmts());
     let mut per_location: Vec<Vec<Ranked>> = Vec::new();
     for loc in &goal.locations {
-        let mut traces = system.traces_to(&loc.stmts, cfg.max_traces.max(1));
+        let mut traces = match cfg.context {
+            None => system.traces_to(&loc.stmts, cfg.max_traces.max(1)),
+            // The abstract traces start at main; a context's threads start elsewhere:
+            // a trace of the goal location alone.
+            Some(_) => loc
+                .stmts
+                .first()
+                .map(|&s| Ranked {
+                    trace: vec![s],
+                    call_sites: 0,
+                })
+                .into_iter()
+                .collect(),
+        };
         if traces.is_empty() {
             let reason = format!(
                 "statically unreachable: no abstract trace leads from the start of main to {}",
@@ -189,6 +202,7 @@ fn engine_config(cfg: &Config) -> symbolic::Config {
         program_name: cfg.program_name.clone(),
         spurious_wakeups: cfg.spurious_wakeups,
         max_memory: cfg.max_memory,
+        context: cfg.context.clone(),
         ..symbolic::Config::default()
     }
 }
@@ -391,6 +405,7 @@ fn exhaustive(
         spurious_wakeups: cfg.spurious_wakeups,
         max_memory: cfg.max_memory,
         preemption_bound: cfg.preemption_bound,
+        context: cfg.context.clone(),
         ..symbolic::Config::default()
     };
     match goal.kind {

@@ -10,7 +10,9 @@ use super::step::{Flow, StepCtx};
 use super::term::TermId;
 use super::value::{SVal, Twin, OFFSET_BITS};
 use super::VerifyError;
-use crate::context::{candidates, AbsObj, Candidate, CellOwner, Context, Target};
+use crate::context::{
+    candidates, AbsObj, Candidate, CellOwner, Context, HeldLock, RegStart, StartPoint, Target,
+};
 use analysis::ir::{Function, ObjectKind, RegId, Scalar, StmtId};
 
 /// One state a context search starts from: the choice of the entry threads' pointer
@@ -45,7 +47,22 @@ impl<'p> Engine<'p> {
             let t = self
                 .spawn(&mut st, key, func, &placeholders, &mut Vec::new())
                 .map_err(|u| VerifyError::Program(u.0))?;
-            pointers.extend(self.initial_params(&mut st, t, func, ctx));
+            if let Some(start) = ctx.start(i) {
+                self.place_at_start(&mut st, t, func, start);
+            }
+        }
+        for (i, &f) in ctx.threads.iter().enumerate() {
+            let func = self.setup.prog.function(f);
+            pointers.extend(match ctx.start(i) {
+                Some(start) => self.initial_regs(&mut st, i, start),
+                None => self.initial_params(&mut st, i, func, ctx),
+            });
+        }
+        let mut maybe = Vec::new();
+        for t in 0..ctx.threads.len() {
+            for &lock in ctx.start(t).map_or(&[][..], |s| &s.maybe_held[..]) {
+                maybe.push((t, lock, self.new_input(&mut st, t, Scalar::U32)));
+            }
         }
         let mut starts = vec![Start {
             guard: self.pool.tru(),
@@ -55,7 +72,162 @@ impl<'p> Engine<'p> {
         for p in &pointers {
             starts = self.bind_pointer_param(starts, p);
         }
+        let mut starts: Vec<Start> = starts
+            .into_iter()
+            .filter_map(|s| self.take_held_locks(s, ctx))
+            .collect();
+        for &(t, lock, choice) in &maybe {
+            starts = starts
+                .into_iter()
+                .flat_map(|s| self.maybe_take(s, t, lock, choice))
+                .collect();
+        }
         Ok(starts)
+    }
+
+    /// A start state split over whether thread `t` holds a mutex it may hold (§4.4):
+    /// `choice` 0 it does not, 1 it does (when no other thread holds it).
+    fn maybe_take(&mut self, s: Start, t: Tid, lock: HeldLock, choice: TermId) -> Vec<Start> {
+        if s.unsupported.is_some() {
+            return vec![s];
+        }
+        let mut out = Vec::new();
+        let zero = self.pool.bv_const(0, 32);
+        let not_held = self.pool.eq(choice, zero);
+        out.push(Start {
+            guard: self.pool.and(s.guard, not_held),
+            state: s.state.clone(),
+            unsupported: None,
+        });
+        let one = self.pool.bv_const(1, 32);
+        let held = self.pool.eq(choice, one);
+        let guard = self.pool.and(s.guard, held);
+        let mut state = s.state;
+        match self.held_addr(&state, t, lock) {
+            Ok(Some(addr)) => {
+                if state.mutexes.insert(addr, t).is_none() {
+                    out.push(Start {
+                        guard,
+                        state,
+                        unsupported: None,
+                    });
+                }
+            }
+            Ok(None) => {}
+            Err(why) => out.push(Start {
+                guard,
+                state,
+                unsupported: Some(why),
+            }),
+        }
+        out
+    }
+
+    /// Moves thread `t`'s frame to a start point: its stack slots become objects of the
+    /// initial state (materialized, so pointers of the initial state may name them).
+    fn place_at_start(&mut self, st: &mut State, t: Tid, func: &Function, start: &StartPoint) {
+        let frame = st.top_mut(t);
+        frame.block = start.block;
+        frame.index = start.index;
+        let slots = frame.slots.clone();
+        for (&obj, inst) in func.slots.iter().zip(slots) {
+            st.mem
+                .mark_initial(inst, CellOwner::Instance(AbsObj::Slot(obj)));
+            st.materialized
+                .entry(AbsObj::Slot(obj))
+                .or_default()
+                .push(inst);
+        }
+    }
+
+    /// Reads the live registers of thread `t` at its start point from the initial
+    /// state, in register order: a constant that must reach it, an input, or (bound by
+    /// [`Engine::bind_pointer_param`]) a pointer's candidate.
+    fn initial_regs(&mut self, st: &mut State, t: Tid, start: &StartPoint) -> Vec<PointerParam> {
+        let dm = self.setup.dm;
+        let mut pointers = Vec::new();
+        for (reg, init) in &start.regs {
+            let func = self.setup.prog.function(st.top(t).func);
+            let bits = func.reg(*reg).ty.bits(dm);
+            let v = match init {
+                RegStart::Known(c) => self.pool.bv_const(*c, bits),
+                RegStart::Input { bits, signed } => {
+                    self.new_input(st, t, RegStart::input_type(*bits, *signed))
+                }
+                RegStart::Pointer(targets) => {
+                    let choice = self.new_input(st, t, Scalar::U32);
+                    pointers.push(PointerParam {
+                        tid: t,
+                        reg: *reg,
+                        choice,
+                        targets: targets.clone(),
+                        may_be_null: true,
+                    });
+                    continue;
+                }
+            };
+            st.top_mut(t).regs[reg.index()] = SVal::Int(v);
+        }
+        pointers
+    }
+
+    /// A start state with every thread holding the mutexes its start point holds on
+    /// every path (§4.3), or `None` when two threads would hold one mutex (or one
+    /// would hold a mutex at a non-pointer: that lock faulted): no run reaches that
+    /// state. A mutex the context cannot place makes the start unsupported.
+    fn take_held_locks(&mut self, mut s: Start, ctx: &Context) -> Option<Start> {
+        if s.unsupported.is_some() {
+            return Some(s);
+        }
+        for t in 0..ctx.threads.len() {
+            let Some(start) = ctx.start(t) else { continue };
+            for lock in &start.held {
+                let addr = match self.held_addr(&s.state, t, *lock) {
+                    Ok(Some(addr)) => addr,
+                    // A lock of a non-pointer faulted on every path to the start.
+                    Ok(None) => return None,
+                    Err(why) => {
+                        s.unsupported = Some(format!("{}: {why}", start.location));
+                        return Some(s);
+                    }
+                };
+                if s.state.mutexes.insert(addr, t).is_some() {
+                    return None;
+                }
+            }
+        }
+        Some(s)
+    }
+
+    /// The address of a held mutex: `None` when the operand is no pointer.
+    fn held_addr(
+        &self,
+        st: &State,
+        t: Tid,
+        lock: HeldLock,
+    ) -> Result<Option<(ObjInst, u64)>, String> {
+        match lock {
+            HeldLock::Reg(r) => match st.top(t).regs[r.index()] {
+                SVal::Ptr { obj, off } => match self.pool.as_bv(off) {
+                    Some(off) => Ok(Some((obj, off))),
+                    None => Err("a held mutex at a symbolic offset".into()),
+                },
+                _ => Ok(None),
+            },
+            HeldLock::Addr { obj, offset } => {
+                let func = self.setup.prog.function(st.top(t).func);
+                if let Some(i) = func.slots.iter().position(|&s| s == obj) {
+                    return Ok(Some((st.top(t).slots[i], offset)));
+                }
+                match self.setup.statics[obj.index()] {
+                    StaticObj::Global(inst) => Ok(Some((inst, offset))),
+                    _ => Err(format!(
+                        "a held mutex in `{}`, which has no single instance",
+                        self.setup.prog.object(obj).name
+                    )),
+                }
+            }
+        }
     }
 
     /// Globals become objects of the initial state, except string literals and the

@@ -170,14 +170,14 @@ impl Watch {
 
     /// Waits (on its own thread) until the hunt ends or a signal arrives; on a signal,
     /// prints the report of the results so far and ends the process with its exit code.
-    pub fn watch(&self, program: &Program, specs: &[Spec], format: Format) {
+    pub fn watch(&self, program: &Program, specs: &[Spec], format: Format, context: &str) {
         while !self.done.load(Ordering::Relaxed) {
             if bench::child::interrupted() {
                 if !self.claim_report() {
                     return;
                 }
                 let outcomes = self.so_far(specs);
-                let code = super::print_report(program, &outcomes, format)
+                let code = super::print_report(program, &outcomes, format, context)
                     .map_or(crate::cmd::exit::ERROR, |answer| answer.code());
                 let _ = std::io::stdout().flush();
                 let _ = std::io::stderr().flush();

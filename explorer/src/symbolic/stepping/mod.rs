@@ -147,6 +147,54 @@ impl<'p> Stepper<'p> {
         })
     }
 
+    /// The first steps of a search: `main`'s, or from a program context
+    /// ([`Config::context`]) one per start state (each entry thread's pointers bound to
+    /// one candidate, §3.1), thread 0 first and every other entry thread run to its first
+    /// visible event before the first node, as `verify` starts a context.
+    pub fn first_steps(&mut self) -> Result<Vec<ForkSide>, VerifyError> {
+        let Some(ctx) = self.engine.setup.cfg.context.clone() else {
+            let step = Box::new(self.first_step()?);
+            return Ok(vec![ForkSide::Step {
+                step,
+                repeats_statement: false,
+            }]);
+        };
+        self.engine.install_path(&PathCond::default());
+        let starts = self.engine.context_starts(&ctx)?;
+        let base = self.engine.capture_path();
+        let mut first = StepCtx::initial();
+        first.resume = (1..ctx.threads.len()).rev().collect();
+        let mut out = Vec::new();
+        for start in starts {
+            if let Some(why) = start.unsupported {
+                out.push(ForkSide::Leaf(End::Unsupported(why)));
+                continue;
+            }
+            match self.engine.feasible(start.guard) {
+                Some(true) => {}
+                Some(false) => continue,
+                None => {
+                    out.push(ForkSide::SolverGaveUp);
+                    continue;
+                }
+            }
+            let mut path = base.clone();
+            path.model = self.engine.path.model.clone();
+            path.assume(&self.engine.pool, start.guard, None);
+            out.push(ForkSide::Step {
+                step: Box::new(Step {
+                    state: start.state,
+                    ctx: first.clone(),
+                    thread: 0,
+                    path: Some(path),
+                    serial: 0,
+                }),
+                repeats_statement: false,
+            });
+        }
+        Ok(out)
+    }
+
     /// The threads that may take a step from `node`.
     pub fn enabled(&self, node: &Node) -> Vec<Tid> {
         self.engine.enabled_threads(&node.state)
