@@ -176,13 +176,13 @@ char __agx_atexit_lock;
 int atexit(void (*handler)(void))
 {
     int ok = 0;
-    pthread_mutex_lock(&__agx_atexit_lock);
+    __agx_mutex_lock_raw(&__agx_atexit_lock);
     if (__agx_atexit_count < 32) {
         __agx_atexit_handlers[__agx_atexit_count] = handler;
         __agx_atexit_count = __agx_atexit_count + 1;
         ok = 1;
     }
-    pthread_mutex_unlock(&__agx_atexit_lock);
+    __agx_mutex_unlock_raw(&__agx_atexit_lock);
     return ok ? 0 : -1;
 }
 
@@ -190,12 +190,12 @@ int __agx_run_atexit(void)
 {
     for (;;) {
         void (*handler)(void) = 0;
-        pthread_mutex_lock(&__agx_atexit_lock);
+        __agx_mutex_lock_raw(&__agx_atexit_lock);
         if (__agx_atexit_count > 0) {
             __agx_atexit_count = __agx_atexit_count - 1;
             handler = __agx_atexit_handlers[__agx_atexit_count];
         }
-        pthread_mutex_unlock(&__agx_atexit_lock);
+        __agx_mutex_unlock_raw(&__agx_atexit_lock);
         if (!handler)
             return 0;
         handler();

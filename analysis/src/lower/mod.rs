@@ -20,6 +20,7 @@ mod expr;
 mod func;
 mod init;
 mod memfns;
+mod mutex_kinds;
 mod scanf;
 mod sprintf;
 mod stmt;
