@@ -120,6 +120,27 @@ long long atoll(const char *s)
     return strtoll(s, 0, 10);
 }
 
+// Binary search as glibc's: the middle of the remaining elements, compared with the key
+// through the program's function (which reads the element with its own type).
+void *bsearch(const void *key, const void *base, unsigned long n, unsigned long size,
+              int (*cmp)(const void *, const void *))
+{
+    const char *lo = base;
+    while (n > 0) {
+        const char *mid = lo + (n / 2) * size;
+        int c = cmp(key, mid);
+        if (c == 0)
+            return (void *)mid;
+        if (c > 0) {
+            lo = mid + size;
+            n = n - n / 2 - 1;
+        } else {
+            n = n / 2;
+        }
+    }
+    return 0;
+}
+
 int abs(int x)
 {
     return x < 0 ? -x : x;
