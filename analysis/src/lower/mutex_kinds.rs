@@ -77,3 +77,72 @@ impl FnBuilder<'_, '_> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::frontend::parse_preprocessed;
+    use crate::ir::*;
+
+    /// `main` of `body` after glibc-like declarations, lowered.
+    fn lower(body: &str) -> Program {
+        let text = format!(
+            "typedef union {{ struct {{ int __lock; unsigned int __count; int __owner; \
+             unsigned int __nusers; int __kind; }} __data; long __align; }} pthread_mutex_t;\n\
+             typedef union {{ char __size[4]; int __align; }} pthread_mutexattr_t;\n\
+             enum {{ PTHREAD_MUTEX_TIMED_NP, PTHREAD_MUTEX_RECURSIVE_NP, \
+             PTHREAD_MUTEX_NORMAL = PTHREAD_MUTEX_TIMED_NP, \
+             PTHREAD_MUTEX_RECURSIVE = PTHREAD_MUTEX_RECURSIVE_NP }};\n\
+             int pthread_mutexattr_settype(pthread_mutexattr_t *a, int k);\n\
+             int pthread_mutex_lock(pthread_mutex_t *m);\n\
+             int pthread_mutex_unlock(pthread_mutex_t *m);\n\
+             pthread_mutexattr_t a; pthread_mutex_t m;\n\
+             int main(void) {{ {body} pthread_mutex_lock(&m); return pthread_mutex_unlock(&m); }}"
+        );
+        let unit = parse_preprocessed(text, "t.c").expect("parses");
+        crate::lower::lower(&unit, DataModel::Lp64).expect("lowers")
+    }
+
+    fn main_locks(p: &Program) -> usize {
+        let main = p.function_named("main").expect("main");
+        main.blocks
+            .iter()
+            .flat_map(|b| &b.stmts)
+            .filter(|s| {
+                matches!(
+                    s.kind,
+                    StmtKind::Sync {
+                        op: SyncOp::MutexLock { .. },
+                        ..
+                    }
+                )
+            })
+            .count()
+    }
+
+    #[test]
+    fn a_normal_program_keeps_the_built_in_mutex() {
+        for body in ["", "pthread_mutexattr_settype(&a, PTHREAD_MUTEX_NORMAL);"] {
+            let p = lower(body);
+            assert_eq!(main_locks(&p), 1, "{body}");
+            assert!(p.function_named("__agx_mutex_lock").is_none(), "{body}");
+        }
+    }
+
+    #[test]
+    fn a_program_naming_a_recursive_mutex_calls_the_kind_aware_model() {
+        let p = lower("pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);");
+        assert_eq!(main_locks(&p), 0);
+        let lock = p.function_named("__agx_mutex_lock").expect("linked");
+        assert_eq!(p.files[lock.span.file.index()], "<agx-libc>/pthread.c");
+        let asks_held = lock.blocks.iter().flat_map(|b| &b.stmts).any(|s| {
+            matches!(
+                s.kind,
+                StmtKind::Assign {
+                    value: Rvalue::MutexHeld(_),
+                    ..
+                }
+            )
+        });
+        assert!(asks_held);
+    }
+}
