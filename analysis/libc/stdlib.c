@@ -120,6 +120,49 @@ long long atoll(const char *s)
     return strtoll(s, 0, 10);
 }
 
+// qsort's sorted order (the lowering moves the elements, with their types, see
+// lower::qsort): perm[i] is the index of the element that goes to position i. A stable
+// insertion sort over indices, as glibc's merge sort is stable; `cmp` sees the elements
+// in place.
+int __agx_qsort_order(void *base, unsigned long n, unsigned long size, void *cmp,
+                      void *perm)
+{
+    int (*compare)(const void *, const void *) = cmp;
+    unsigned long *order = perm;
+    const char *b = base;
+    unsigned long i = 0;
+    for (; i < n; i++) {
+        unsigned long j = i;
+        while (j > 0 && compare(b + order[j - 1] * size, b + i * size) > 0) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = i;
+    }
+    return 0;
+}
+
+// qsort of byte or untyped elements: a stable insertion sort swapping bytes.
+int __agx_qsort_bytes(void *base, unsigned long n, unsigned long size, void *cmp)
+{
+    int (*compare)(const void *, const void *) = cmp;
+    char *b = base;
+    unsigned long i = 1;
+    for (; i < n; i++) {
+        unsigned long j = i;
+        while (j > 0 && compare(b + (j - 1) * size, b + j * size) > 0) {
+            unsigned long k = 0;
+            for (; k < size; k++) {
+                char t = b[(j - 1) * size + k];
+                b[(j - 1) * size + k] = b[j * size + k];
+                b[j * size + k] = t;
+            }
+            j--;
+        }
+    }
+    return 0;
+}
+
 // Binary search as glibc's: the middle of the remaining elements, compared with the key
 // through the program's function (which reads the element with its own type).
 void *bsearch(const void *key, const void *base, unsigned long n, unsigned long size,

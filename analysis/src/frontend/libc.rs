@@ -49,6 +49,7 @@ pub const LOWERED: &[(&str, &[&str])] = &[
     ("memmove", &["__agx_memmove_bytes"]),
     ("memset", &["__agx_memset_bytes"]),
     ("atexit", &["__agx_run_atexit"]),
+    ("qsort", &["__agx_qsort_order", "__agx_qsort_bytes"]),
     (
         "sprintf",
         &["__agx_put_str", "__agx_put_signed", "__agx_put_unsigned"],

@@ -230,6 +230,7 @@ impl FnBuilder<'_, '_> {
             "sprintf" if self.l.unit.linked.contains(name) => {
                 return self.sprintf(c).map(Some);
             }
+            "qsort" if self.l.unit.linked.contains(name) => return self.qsort_call(c).map(Some),
             "memcpy" | "memmove" | "memset" if self.l.unit.linked.contains(name) => {
                 return self.mem_call(name, c).map(Some);
             }
