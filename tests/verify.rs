@@ -246,7 +246,7 @@ fn witness_steps_inside_the_libc_model_show_the_model_source() {
         .unwrap_or_else(|| panic!("no step inside the model:\n{}", run.stdout));
     assert_eq!(
         lines[in_model + 1].trim(),
-        "| pthread_mutex_lock(&s->lock);",
+        "| __agx_mutex_lock_raw(&s->lock);",
         "{}",
         run.stdout
     );

@@ -120,6 +120,70 @@ long long atoll(const char *s)
     return strtoll(s, 0, 10);
 }
 
+// qsort's sorted order (the lowering moves the elements, with their types, see
+// lower::qsort): perm[i] is the index of the element that goes to position i. A stable
+// insertion sort over indices, as glibc's merge sort is stable; `cmp` sees the elements
+// in place.
+int __agx_qsort_order(void *base, unsigned long n, unsigned long size, void *cmp,
+                      void *perm)
+{
+    int (*compare)(const void *, const void *) = cmp;
+    unsigned long *order = perm;
+    const char *b = base;
+    unsigned long i = 0;
+    for (; i < n; i++) {
+        unsigned long j = i;
+        while (j > 0 && compare(b + order[j - 1] * size, b + i * size) > 0) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = i;
+    }
+    return 0;
+}
+
+// qsort of byte or untyped elements: a stable insertion sort swapping bytes.
+int __agx_qsort_bytes(void *base, unsigned long n, unsigned long size, void *cmp)
+{
+    int (*compare)(const void *, const void *) = cmp;
+    char *b = base;
+    unsigned long i = 1;
+    for (; i < n; i++) {
+        unsigned long j = i;
+        while (j > 0 && compare(b + (j - 1) * size, b + j * size) > 0) {
+            unsigned long k = 0;
+            for (; k < size; k++) {
+                char t = b[(j - 1) * size + k];
+                b[(j - 1) * size + k] = b[j * size + k];
+                b[j * size + k] = t;
+            }
+            j--;
+        }
+    }
+    return 0;
+}
+
+// Binary search as glibc's: the middle of the remaining elements, compared with the key
+// through the program's function (which reads the element with its own type).
+void *bsearch(const void *key, const void *base, unsigned long n, unsigned long size,
+              int (*cmp)(const void *, const void *))
+{
+    const char *lo = base;
+    while (n > 0) {
+        const char *mid = lo + (n / 2) * size;
+        int c = cmp(key, mid);
+        if (c == 0)
+            return (void *)mid;
+        if (c > 0) {
+            lo = mid + size;
+            n = n - n / 2 - 1;
+        } else {
+            n = n / 2;
+        }
+    }
+    return 0;
+}
+
 int abs(int x)
 {
     return x < 0 ? -x : x;
@@ -176,13 +240,13 @@ char __agx_atexit_lock;
 int atexit(void (*handler)(void))
 {
     int ok = 0;
-    pthread_mutex_lock(&__agx_atexit_lock);
+    __agx_mutex_lock_raw(&__agx_atexit_lock);
     if (__agx_atexit_count < 32) {
         __agx_atexit_handlers[__agx_atexit_count] = handler;
         __agx_atexit_count = __agx_atexit_count + 1;
         ok = 1;
     }
-    pthread_mutex_unlock(&__agx_atexit_lock);
+    __agx_mutex_unlock_raw(&__agx_atexit_lock);
     return ok ? 0 : -1;
 }
 
@@ -190,12 +254,12 @@ int __agx_run_atexit(void)
 {
     for (;;) {
         void (*handler)(void) = 0;
-        pthread_mutex_lock(&__agx_atexit_lock);
+        __agx_mutex_lock_raw(&__agx_atexit_lock);
         if (__agx_atexit_count > 0) {
             __agx_atexit_count = __agx_atexit_count - 1;
             handler = __agx_atexit_handlers[__agx_atexit_count];
         }
-        pthread_mutex_unlock(&__agx_atexit_lock);
+        __agx_mutex_unlock_raw(&__agx_atexit_lock);
         if (!handler)
             return 0;
         handler();

@@ -384,7 +384,8 @@ impl<'p> Builder<'p> {
             Rvalue::Binary { .. }
             | Rvalue::PtrDiff { .. }
             | Rvalue::Uninit(_)
-            | Rvalue::ThreadId => {}
+            | Rvalue::ThreadId
+            | Rvalue::MutexHeld(_) => {}
         }
     }
 

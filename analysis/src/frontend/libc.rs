@@ -49,10 +49,48 @@ pub const LOWERED: &[(&str, &[&str])] = &[
     ("memmove", &["__agx_memmove_bytes"]),
     ("memset", &["__agx_memset_bytes"]),
     ("atexit", &["__agx_run_atexit"]),
+    ("qsort", &["__agx_qsort_order", "__agx_qsort_bytes"]),
     (
         "sprintf",
         &["__agx_put_str", "__agx_put_signed", "__agx_put_unsigned"],
     ),
+];
+
+/// The marker [`Linked::used`] holds when the program uses mutex types other than
+/// normal: the lowering then sends the pthread mutex calls to the model's kind-aware
+/// functions ([`MUTEX_KIND_ITEMS`]), which run over agx's plain mutexes.
+pub const MUTEX_KINDS: &str = "<mutex kinds>";
+
+/// The model's kind-aware mutex functions, linked with [`MUTEX_KINDS`].
+pub const MUTEX_KIND_ITEMS: &[&str] = &[
+    "__agx_mutex_init",
+    "__agx_mutex_lock",
+    "__agx_mutex_trylock",
+    "__agx_mutex_unlock",
+    "__agx_cond_wait",
+    "__agx_mutexattr_init",
+    "__agx_mutexattr_settype",
+    "__agx_mutexattr_gettype",
+];
+
+/// Names whose use (outside enum definitions) means the program may create recursive or
+/// error-checking mutexes (`PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP` expands to a list
+/// naming `PTHREAD_MUTEX_RECURSIVE_NP`).
+const MUTEX_KIND_NAMES: &[&str] = &[
+    "pthread_mutexattr_gettype",
+    "PTHREAD_MUTEX_RECURSIVE",
+    "PTHREAD_MUTEX_RECURSIVE_NP",
+    "PTHREAD_MUTEX_ERRORCHECK",
+    "PTHREAD_MUTEX_ERRORCHECK_NP",
+];
+
+/// The arguments of `pthread_mutexattr_settype` that name a normal mutex: a program that
+/// passes only these keeps agx's built-in mutexes (and costs nothing extra).
+const NORMAL_MUTEX_TYPES: &[&str] = &[
+    "PTHREAD_MUTEX_NORMAL",
+    "PTHREAD_MUTEX_DEFAULT",
+    "PTHREAD_MUTEX_TIMED_NP",
+    "PTHREAD_MUTEX_FAST_NP",
 ];
 
 /// One top-level item of a model file.
@@ -134,6 +172,10 @@ pub fn link(unit: &ast::TranslationUnit) -> Linked {
             roots.extend(deps.iter().map(|d| model.by_name[*d]));
         }
     }
+    if uses.mutex_kinds {
+        linked.used.insert(MUTEX_KINDS.to_string());
+        roots.extend(MUTEX_KIND_ITEMS.iter().map(|d| model.by_name[*d]));
+    }
     // Depth-first, callees first, so every item is declared before its use.
     let mut done = vec![false; model.items.len()];
     let mut order = Vec::new();
@@ -166,15 +208,34 @@ pub fn link(unit: &ast::TranslationUnit) -> Linked {
 struct Uses {
     referenced: HashSet<String>,
     defined: HashSet<String>,
+    /// Whether the program may use mutex types other than normal (see [`MUTEX_KINDS`]).
+    mutex_kinds: bool,
 }
 
 impl<'ast> Visit<'ast> for Uses {
     fn visit_expression(&mut self, e: &'ast ast::Expression, span: &'ast Span) {
         if let ast::Expression::Identifier(id) = e {
             self.referenced.insert(id.node.name.clone());
+            self.mutex_kinds |= MUTEX_KIND_NAMES.contains(&id.node.name.as_str());
         }
         visit::visit_expression(self, e, span);
     }
+
+    fn visit_call_expression(&mut self, c: &'ast ast::CallExpression, span: &'ast Span) {
+        if let ast::Expression::Identifier(f) = &c.callee.node {
+            if f.node.name == "pthread_mutexattr_settype" {
+                self.mutex_kinds |= !c
+                    .arguments
+                    .get(1)
+                    .is_some_and(|a| names_normal_type(&a.node));
+            }
+        }
+        visit::visit_call_expression(self, c, span);
+    }
+
+    // glibc's enum of mutex types defines the names in terms of each other: a definition
+    // is not a use (and no constant expression names a model item).
+    fn visit_enumerator(&mut self, _: &'ast ast::Enumerator, _: &'ast Span) {}
 
     // Attributes name functions without using them (glibc declares
     // `fopen(...) __attribute__((__malloc__(fclose, 1)))`).
@@ -220,6 +281,18 @@ impl<'ast> Visit<'ast> for Uses {
             }
         }
         visit::visit_translation_unit(self, unit);
+    }
+}
+
+/// Whether a mutex type argument certainly names a normal mutex: 0 or a normal type's name.
+fn names_normal_type(e: &ast::Expression) -> bool {
+    match e {
+        ast::Expression::Identifier(id) => NORMAL_MUTEX_TYPES.contains(&id.node.name.as_str()),
+        ast::Expression::Constant(c) => matches!(
+            &c.node,
+            ast::Constant::Integer(i) if i.number.trim_start_matches('0').is_empty()
+        ),
+        _ => false,
     }
 }
 
@@ -422,12 +495,48 @@ mod tests {
         );
         assert_eq!(item_name("int optind = 1;").as_deref(), Some("optind"));
         assert_eq!(
-            item_name("void (*__agx_atexit_handlers[32])(void);").as_deref(),
-            Some("__agx_atexit_handlers")
+            item_name("void (*handlers[32])(void);").as_deref(),
+            Some("handlers")
         );
         assert_eq!(
             item_name("int (*pick(int k))(int) { return 0; }").as_deref(),
             Some("pick")
         );
+    }
+
+    /// Whether `program`, after glibc-like declarations, gets the kind-aware mutexes.
+    fn mutex_kinds_linked(program: &str) -> bool {
+        let text = format!(
+            "typedef union {{ struct {{ int __lock; unsigned int __count; int __owner; \
+             unsigned int __nusers; int __kind; }} __data; long __align; }} pthread_mutex_t;\n\
+             typedef union {{ char __size[4]; int __align; }} pthread_mutexattr_t;\n\
+             enum {{ PTHREAD_MUTEX_TIMED_NP, PTHREAD_MUTEX_RECURSIVE_NP, \
+             PTHREAD_MUTEX_NORMAL = PTHREAD_MUTEX_TIMED_NP, \
+             PTHREAD_MUTEX_RECURSIVE = PTHREAD_MUTEX_RECURSIVE_NP }};\n\
+             int pthread_mutexattr_settype(pthread_mutexattr_t *a, int k);\n\
+             pthread_mutexattr_t a;\n{program}"
+        );
+        let unit = crate::frontend::parse_preprocessed(text, "t.c").expect("parses");
+        unit.linked.contains(MUTEX_KINDS)
+    }
+
+    #[test]
+    fn only_programs_naming_a_mutex_type_other_than_normal_get_kind_aware_mutexes() {
+        assert!(!mutex_kinds_linked("int main(void) { return 0; }"));
+        assert!(!mutex_kinds_linked(
+            "int main(void) { return pthread_mutexattr_settype(&a, PTHREAD_MUTEX_NORMAL); }"
+        ));
+        assert!(!mutex_kinds_linked(
+            "int main(void) { return pthread_mutexattr_settype(&a, 0); }"
+        ));
+        assert!(mutex_kinds_linked(
+            "int main(void) { return pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE); }"
+        ));
+        assert!(mutex_kinds_linked(
+            "int f(int k) { return pthread_mutexattr_settype(&a, k); }"
+        ));
+        assert!(mutex_kinds_linked(
+            "pthread_mutex_t m = { { 0, 0, 0, 0, PTHREAD_MUTEX_RECURSIVE_NP } };"
+        ));
     }
 }

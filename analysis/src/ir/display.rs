@@ -267,6 +267,7 @@ fn rvalue(p: &Program, f: &Function, v: &Rvalue) -> String {
         Rvalue::PtrDiff { lhs, rhs, scale } => format!("({} - {})/{scale}", op(lhs), op(rhs)),
         Rvalue::Uninit(ty) => format!("uninit {ty}"),
         Rvalue::ThreadId => "thread_self".to_string(),
+        Rvalue::MutexHeld(m) => format!("mutex_held {}", op(m)),
     }
 }
 

@@ -50,6 +50,10 @@ pub enum Rvalue {
     /// `pthread_self()`: the running thread's id, an unsigned integer of pointer width, the
     /// value `pthread_create` stores in the handle of that thread (0 for `main`).
     ThreadId,
+    /// Whether the running thread holds the mutex at this address (1) or not (0): the C
+    /// model's recursive and error-checking mutexes ask it. Only the running thread's own
+    /// locks and unlocks change the answer, so it is local, like `ThreadId`.
+    MutexHeld(Operand),
 }
 
 /// What a call calls.
@@ -351,9 +355,10 @@ impl TermKind {
 impl Rvalue {
     pub fn operands(&self) -> Vec<&Operand> {
         match self {
-            Rvalue::Use(a) | Rvalue::Unary { arg: a, .. } | Rvalue::Cast { arg: a, .. } => {
-                vec![a]
-            }
+            Rvalue::Use(a)
+            | Rvalue::Unary { arg: a, .. }
+            | Rvalue::Cast { arg: a, .. }
+            | Rvalue::MutexHeld(a) => vec![a],
             Rvalue::Binary { lhs, rhs, .. } | Rvalue::PtrDiff { lhs, rhs, .. } => vec![lhs, rhs],
             Rvalue::PtrAdd { base, index, .. } => vec![base, index],
             Rvalue::Uninit(_) | Rvalue::ThreadId => vec![],
@@ -362,7 +367,10 @@ impl Rvalue {
 
     pub fn for_each_operand_mut(&mut self, f: &mut dyn FnMut(&mut Operand)) {
         match self {
-            Rvalue::Use(a) | Rvalue::Unary { arg: a, .. } | Rvalue::Cast { arg: a, .. } => f(a),
+            Rvalue::Use(a)
+            | Rvalue::Unary { arg: a, .. }
+            | Rvalue::Cast { arg: a, .. }
+            | Rvalue::MutexHeld(a) => f(a),
             Rvalue::Binary { lhs, rhs, .. } | Rvalue::PtrDiff { lhs, rhs, .. } => {
                 f(lhs);
                 f(rhs);

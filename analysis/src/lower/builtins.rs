@@ -71,6 +71,13 @@ impl FnBuilder<'_, '_> {
         let args = &c.node.arguments;
         self.at(c.span);
         let sync = |op: SyncOp| Some(BuiltinKind::Sync(op));
+        if !user_defined {
+            if let Some(v) = self.mutex_kind_call(name, c)? {
+                return Ok(Some(v));
+            }
+        }
+        // The `_raw` names are the C model's: agx's own (normal) mutexes, whatever the
+        // program's mutex calls lower to.
         let kind = match name {
             "pthread_create" => {
                 let [h, _attr, f, a] = self.args_n::<4>(name, c)?;
@@ -92,16 +99,16 @@ impl FnBuilder<'_, '_> {
                 self.terminate(TermKind::ThreadExit(v));
                 return Ok(Some(void_val()));
             }
-            "pthread_mutex_init" => {
+            "pthread_mutex_init" | "__agx_mutex_init_raw" => {
                 self.one_of::<2>(name, c, |m| SyncOp::MutexInit { mutex: m })?
             }
-            "pthread_mutex_lock" => {
+            "pthread_mutex_lock" | "__agx_mutex_lock_raw" => {
                 self.one_of::<1>(name, c, |m| SyncOp::MutexLock { mutex: m })?
             }
-            "pthread_mutex_unlock" => {
+            "pthread_mutex_unlock" | "__agx_mutex_unlock_raw" => {
                 self.one_of::<1>(name, c, |m| SyncOp::MutexUnlock { mutex: m })?
             }
-            "pthread_mutex_trylock" => {
+            "pthread_mutex_trylock" | "__agx_mutex_trylock_raw" => {
                 self.one_of::<1>(name, c, |m| SyncOp::MutexTryLock { mutex: m })?
             }
             "pthread_mutex_destroy" => {
@@ -117,7 +124,7 @@ impl FnBuilder<'_, '_> {
             "pthread_cond_destroy" => {
                 self.one_of::<1>(name, c, |x| SyncOp::CondDestroy { cond: x })?
             }
-            "pthread_cond_wait" => {
+            "pthread_cond_wait" | "__agx_cond_wait_raw" => {
                 let [cv, m] = self.args_n::<2>(name, c)?;
                 sync(SyncOp::CondWait { cond: cv, mutex: m })
             }
@@ -134,6 +141,7 @@ impl FnBuilder<'_, '_> {
                     ty: CType::Int(handle),
                 }));
             }
+            "__agx_mutex_held" => return self.mutex_held(c).map(Some),
             "pthread_mutexattr_settype" if !user_defined => {
                 return self.mutexattr_settype(c).map(Some);
             }
@@ -222,6 +230,7 @@ impl FnBuilder<'_, '_> {
             "sprintf" if self.l.unit.linked.contains(name) => {
                 return self.sprintf(c).map(Some);
             }
+            "qsort" if self.l.unit.linked.contains(name) => return self.qsort_call(c).map(Some),
             "memcpy" | "memmove" | "memset" if self.l.unit.linked.contains(name) => {
                 return self.mem_call(name, c).map(Some);
             }
@@ -251,17 +260,16 @@ impl FnBuilder<'_, '_> {
         }
     }
 
-    /// `pthread_mutexattr_settype(attr, type)`: agx's mutexes are normal ones (a relock by
-    /// the owner is reported as lock misuse), so only `PTHREAD_MUTEX_NORMAL`/`DEFAULT`
-    /// (glibc's 0, as a constant) is accepted; recursive and error-checking mutexes, whose
-    /// relock succeeds or fails with `EDEADLK`, are rejected rather than checked wrongly.
+    /// `pthread_mutexattr_settype(attr, type)` in a program that names only normal types
+    /// (`PTHREAD_MUTEX_NORMAL`/`DEFAULT`, or 0: see [`Self::mutex_kind_call`] for the
+    /// others): the attribute changes nothing. Any other type reaching here is rejected
+    /// rather than checked as a normal mutex.
     fn mutexattr_settype(&mut self, c: &Node<CallExpression>) -> LResult<Val> {
         let [_attr, kind] = self.args_n::<2>("pthread_mutexattr_settype", c)?;
         if !matches!(kind, Operand::Int { bits: 0, .. }) {
             return self.l.unsupported(
                 c.span,
-                "recursive and error-checking mutexes (`pthread_mutexattr_settype` with a \
-                 type other than PTHREAD_MUTEX_NORMAL/DEFAULT)",
+                "a mutex type the front end did not recognize (`pthread_mutexattr_settype`)",
             );
         }
         Ok(Val {

@@ -125,7 +125,7 @@ impl FnBuilder<'_, '_> {
 
     /// The type a pointer argument points to, looking through casts (`(void *)&x`);
     /// `None` when it is `void` all the way.
-    fn element_type(&mut self, e: &Node<Expression>) -> LResult<Option<CType>> {
+    pub(super) fn element_type(&mut self, e: &Node<Expression>) -> LResult<Option<CType>> {
         let mut e = e;
         loop {
             let ty = self.l.expr_type(e)?.decay();
@@ -144,7 +144,7 @@ impl FnBuilder<'_, '_> {
     /// The size and cells of an element type worth copying by cells: `None` for byte
     /// types, incomplete types and functions (the byte loop is exact for those).
     #[allow(clippy::type_complexity)]
-    fn typed_cells(
+    pub(super) fn typed_cells(
         &mut self,
         t: &CType,
         c: &Node<CallExpression>,
@@ -260,7 +260,7 @@ impl FnBuilder<'_, '_> {
     }
 
     /// Copies `count` elements of `size` bytes cell by cell from `s` to `d`.
-    fn copy_elements(
+    pub(super) fn copy_elements(
         &mut self,
         d: &Operand,
         s: &Operand,
@@ -290,7 +290,11 @@ impl FnBuilder<'_, '_> {
     }
 
     /// `for (i = 0; i < count; i++) body(i)`.
-    fn element_loop(&mut self, count: Operand, mut body: impl FnMut(&mut Self, &Operand)) {
+    pub(super) fn element_loop(
+        &mut self,
+        count: Operand,
+        mut body: impl FnMut(&mut Self, &Operand),
+    ) {
         let st = self.l.layout().size_t().scalar().expect("size_t");
         let i = self.new_reg(None, st);
         self.emit(StmtKind::Assign {
@@ -314,7 +318,7 @@ impl FnBuilder<'_, '_> {
     }
 
     /// The address of element `i` of `size` bytes from `base`.
-    fn element(&mut self, base: &Operand, i: &Operand, size: u64) -> Operand {
+    pub(super) fn element(&mut self, base: &Operand, i: &Operand, size: u64) -> Operand {
         let st = self.l.layout().size_t().scalar().expect("size_t");
         self.assign_tmp(
             Scalar::Ptr,
@@ -328,7 +332,7 @@ impl FnBuilder<'_, '_> {
     }
 
     /// `base + off` bytes (no statement for 0).
-    fn offset(&mut self, base: &Operand, off: u64) -> Operand {
+    pub(super) fn offset(&mut self, base: &Operand, off: u64) -> Operand {
         if off == 0 {
             return base.clone();
         }
@@ -345,7 +349,7 @@ impl FnBuilder<'_, '_> {
     }
 }
 
-fn bin(op: BinOp, ty: Scalar, lhs: Operand, rhs: Operand) -> Rvalue {
+pub(super) fn bin(op: BinOp, ty: Scalar, lhs: Operand, rhs: Operand) -> Rvalue {
     Rvalue::Binary { op, ty, lhs, rhs }
 }
 

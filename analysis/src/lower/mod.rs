@@ -21,6 +21,8 @@ mod floats;
 mod func;
 mod init;
 mod memfns;
+mod mutex_kinds;
+mod qsort;
 mod scanf;
 mod sprintf;
 mod stmt;

@@ -158,7 +158,7 @@ impl<'p> Machine<'p> {
     }
 
     /// The address of a mutex, condition or handle: must point into a live object.
-    fn sync_addr(&self, t: ThreadId, op: &Operand) -> Flow<Addr> {
+    pub(super) fn sync_addr(&self, t: ThreadId, op: &Operand) -> Flow<Addr> {
         let v = self.eval(t, op);
         self.mem
             .check(v, 1, Access::Sync)

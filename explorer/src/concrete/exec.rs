@@ -95,6 +95,11 @@ impl<'p> Machine<'p> {
             Rvalue::Uninit(ty) => return self.uninit_value(*ty),
             // The id `thread_create` stored in this thread's handle.
             Rvalue::ThreadId => Ok(Value::Int(u64::from(t.0))),
+            // Whether `t` holds the mutex: only `t`'s own locks change it.
+            Rvalue::MutexHeld(m) => {
+                let m = self.sync_addr(t, m)?;
+                return Ok(Value::Int(u64::from(self.mutexes.get(&m) == Some(&t))));
+            }
         };
         result.map_err(|e| match e {
             ArithError::DivisionByZero => {

@@ -136,7 +136,7 @@ fn rvalue(v: &Rvalue) -> Check {
         Rvalue::Unary { ty, .. } | Rvalue::Binary { ty, .. } | Rvalue::Uninit(ty) => scalar(*ty),
         Rvalue::Cast { from, to, .. } => scalar(*from).and(scalar(*to)),
         Rvalue::PtrAdd { index_ty, .. } => scalar(*index_ty),
-        Rvalue::Use(_) | Rvalue::PtrDiff { .. } | Rvalue::ThreadId => Ok(()),
+        Rvalue::Use(_) | Rvalue::PtrDiff { .. } | Rvalue::ThreadId | Rvalue::MutexHeld(_) => Ok(()),
     }
 }
 

@@ -36,6 +36,19 @@ impl<'p> Engine<'p> {
                 let v = SVal::Int(self.pool.bv_const(t as u64, bits));
                 self.set_reg(st, t, *dst, Twin::same(v), &mut k.wp_ops);
             }
+            StmtKind::Assign {
+                dst,
+                value: Rvalue::MutexHeld(m),
+            } => {
+                // Whether `t` holds the mutex: only `t`'s own locks change it.
+                let a = match self.sync_addr(st, t, stmt.span, m, &mut k.wp_ops) {
+                    Ok(a) => a,
+                    Err(f) => return f,
+                };
+                let held = u64::from(st.mutexes.get(&a) == Some(&t));
+                let v = SVal::Int(self.pool.bv_const(held, 32));
+                self.set_reg(st, t, *dst, Twin::same(v), &mut k.wp_ops);
+            }
             StmtKind::Assign { dst, value } => {
                 let e = match self.eval_rvalue(st, t, value) {
                     Ok(e) => e,

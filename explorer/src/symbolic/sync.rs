@@ -27,7 +27,7 @@ fn wake(st: &mut State, w: Tid) {
 
 impl<'p> Engine<'p> {
     /// The address of a mutex, condition or handle: a live object.
-    fn sync_addr(
+    pub(super) fn sync_addr(
         &mut self,
         st: &State,
         t: Tid,

@@ -177,6 +177,8 @@ pub fn may_fail(prog: &Program, read: &FxHashSet<RegId>, kind: &StmtKind) -> boo
         StmtKind::Assign { value, .. } if crate::predict::ctp::touches_float(value) => true,
         StmtKind::Assign { value, .. } => match value {
             Rvalue::Use(_) | Rvalue::Uninit(_) | Rvalue::ThreadId | Rvalue::Unary { .. } => false,
+            // An address that is not a live object is a fault.
+            Rvalue::MutexHeld(_) => true,
             Rvalue::Binary { op, ty, rhs, .. } => match (op, ty) {
                 (_, Scalar::Ptr) => true,
                 (BinOp::Div | BinOp::Rem, _) => {

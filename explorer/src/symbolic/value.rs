@@ -170,6 +170,7 @@ pub fn eval_rvalue(
         }
         Rvalue::Uninit(_) => unsupported("internal: Uninit evaluated without an input"),
         Rvalue::ThreadId => unsupported("internal: ThreadId evaluated without a thread"),
+        Rvalue::MutexHeld(_) => unsupported("internal: MutexHeld evaluated without a thread"),
     }
 }
 

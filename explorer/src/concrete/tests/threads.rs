@@ -612,3 +612,35 @@ fn witnesses_are_checked_before_replay() {
         assert!(matches!(err, RuntimeError::Witness(_)), "{err}");
     }
 }
+
+#[test]
+fn mutex_held_is_true_only_for_the_holding_thread() {
+    let mut pb = ProgramBuilder::new();
+    let (m, g, h) = (pb.global("m", 24), pb.global("g", 4), pb.global("h", 4));
+    let worker = pb.declare("worker", Some(PTR));
+    let main = pb.declare("main", Some(Scalar::I32));
+    pb.define(worker, &[PTR], |f| {
+        let held = f.assign(Scalar::I32, Rvalue::MutexHeld(addr(m)));
+        f.store(Scalar::I32, addr(g), r(held));
+        f.ret(Some(int(0)));
+    });
+    pb.define(main, &[], |f| {
+        let before = f.assign(Scalar::I32, Rvalue::MutexHeld(addr(m)));
+        f.lock(m);
+        f.create(h, worker, int(0));
+        f.join(h, int(0));
+        let in_worker = f.load(Scalar::I32, addr(g));
+        let holding = f.assign(Scalar::I32, Rvalue::MutexHeld(addr(m)));
+        f.unlock(m);
+        let after = f.assign(Scalar::I32, Rvalue::MutexHeld(addr(m)));
+        // before, worker, holding, after as the decimal digits of the exit code.
+        let a = f.binary(BinOp::Mul, Scalar::I32, r(before), int(1000));
+        let b = f.binary(BinOp::Mul, Scalar::I32, r(in_worker), int(100));
+        let c = f.binary(BinOp::Mul, Scalar::I32, r(holding), int(10));
+        let ab = f.binary(BinOp::Add, Scalar::I32, r(a), r(b));
+        let abc = f.binary(BinOp::Add, Scalar::I32, r(ab), r(c));
+        let all = f.binary(BinOp::Add, Scalar::I32, r(abc), r(after));
+        f.ret(Some(r(all)));
+    });
+    assert_completed(&run_default(&pb.finish(main)), 10);
+}
