@@ -321,6 +321,15 @@ pub fn run(mut args: Args) -> Result<ExitCode> {
         bar.finish_and_clear();
     }
     let mut outcome = searched?;
+    // Writing the store is part of the run: with the time budget spent, the summaries
+    // are dropped rather than overrun `--timeout` (a large record takes seconds).
+    let store_at = match store_at {
+        Some(_) if budget.left() == Some(std::time::Duration::ZERO) => {
+            eprintln!("note: summaries not stored: the time budget ran out");
+            None
+        }
+        other => other,
+    };
     if let Some(at) = &store_at {
         let key = incremental::record_key(program, &config);
         match incremental::write(at, &key, &outcome.carried) {

@@ -94,20 +94,37 @@ pub struct StoreIo {
     pub ms: f64,
 }
 
-/// Writes `summaries` as the record `key`.
+/// The largest record `write` stores. Summaries of a long search can run to hundreds of
+/// megabytes (a 7,200-step run of queue_ok_longer: 440 MB), which cost more to write and
+/// read back than re-verifying saves; such a record is not written.
+pub const MAX_RECORD_BYTES: usize = 64 << 20;
+
+/// Writes `summaries` as the record `key`, unless its formulas exceed
+/// [`MAX_RECORD_BYTES`] (an error saying so; nothing is written).
 pub fn write(at: &Location, key: &str, summaries: &[CarriedSummary]) -> Result<StoreIo> {
     let started = Instant::now();
+    let mut stored = Vec::with_capacity(summaries.len());
+    let mut size = 0usize;
+    for s in summaries {
+        let formula =
+            serde_json::to_string(&(&s.formula, &s.accesses)).expect("summaries serialize");
+        size += formula.len() + 8 * s.key.len();
+        if size > MAX_RECORD_BYTES {
+            anyhow::bail!(
+                "the record is over the store's limit of {} MiB ({} summaries)",
+                MAX_RECORD_BYTES >> 20,
+                summaries.len()
+            );
+        }
+        stored.push(StoredSummary {
+            node: s.key.clone(),
+            formula,
+        });
+    }
     let mut store = Store::open(at)?;
     let record = Record {
         meta: Meta::current(AGX_VERSION, key),
-        summaries: summaries
-            .iter()
-            .map(|s| StoredSummary {
-                node: s.key.clone(),
-                formula: serde_json::to_string(&(&s.formula, &s.accesses))
-                    .expect("summaries serialize"),
-            })
-            .collect(),
+        summaries: stored,
     };
     let bytes = store.write(&record)?;
     // Closing is part of the cost (SQLite may checkpoint its journal then).
@@ -205,6 +222,26 @@ mod tests {
             record_key(&program, &unsliced),
             record_key(&program, &other_options)
         );
+    }
+
+    #[test]
+    fn a_record_over_the_limit_is_not_written() {
+        let d = tempfile::tempdir().unwrap();
+        let at = Location::File(d.path().join("summaries.sqlite3"));
+        let huge = CarriedSummary {
+            key: vec![0; MAX_RECORD_BYTES / 8 + 1],
+            formula: Vec::new(),
+            accesses: Vec::new(),
+        };
+        let err = write(&at, "k", &[huge]).expect_err("over the limit");
+        assert!(err.to_string().contains("over the store's limit"), "{err}");
+        assert!(!d.path().join("summaries.sqlite3").exists());
+        let small = CarriedSummary {
+            key: vec![1, 2, 3],
+            formula: Vec::new(),
+            accesses: Vec::new(),
+        };
+        assert!(write(&at, "k", &[small]).expect("written").bytes > 0);
     }
 
     #[test]
