@@ -9,7 +9,8 @@
 //! bound is meant to be small (KLEE's `--sym-args` has the same cost in forks).
 //! Bytes are ASCII (`1..=127`) because a witness's `args` are UTF-8 strings; a SAFE
 //! under symbolic arguments is therefore never claimed: the search ends at best
-//! `Unknown` naming [`Reason::ArgsBound`] with the bound.
+//! `Unknown` naming [`Reason::ArgsBound`] with the bound (unless `main` declares no
+//! parameters, so no argument can matter).
 
 use super::engine::Engine;
 use super::names::ThreadName;
@@ -19,7 +20,14 @@ use super::{Reason, SymbolicArgs, VerifyError};
 
 impl<'p> Engine<'p> {
     /// Explores `main` under every shape of `argv` within `bound`.
+    /// A `main` without parameters cannot see its arguments: one start, and no bound.
     pub(super) fn explore_symbolic_args(&mut self, bound: SymbolicArgs) -> Result<(), VerifyError> {
+        let prog = self.setup.prog;
+        if prog.function(prog.main).params.is_empty() {
+            let st = self.initial_state()?;
+            let _ = self.explore_step(st, 0, StepCtx::initial());
+            return Ok(());
+        }
         for shape in shapes(bound) {
             if self.search.stop {
                 break;
