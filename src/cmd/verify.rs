@@ -35,7 +35,8 @@ use explorer::concrete::race::RaceAccess;
 use explorer::concrete::{UninitPolicy, ViolationKind};
 use explorer::symbolic::carry::Carry;
 use explorer::symbolic::{
-    self, Checks, Config, Found, Incomplete, Reason, SearchOutcome, SearchStats, Strategy, Verdict,
+    self, Checks, Config, Found, Incomplete, Reason, SearchOutcome, SearchStats, Strategy,
+    SymbolicArgs, Verdict,
 };
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -201,6 +202,34 @@ pub struct Args {
     /// `argc` counts them and `argv[0]` is `"main"`.
     #[arg(last = true, value_name = "ARGS")]
     pub program_args: Vec<String>,
+    /// Symbolic command-line arguments `N:LEN`: `argv[1..]` ranges over every list of at
+    /// most N strings of at most LEN ASCII bytes (each byte a solver input), like KLEE's
+    /// `--sym-args 0 N LEN`; a violation's witness records the argv found. Without a
+    /// violation the verdict is `unknown` naming the `args bound`. Not with `-- ARGS`.
+    #[arg(long, value_name = "N:LEN", value_parser = parse_symbolic_args, conflicts_with = "program_args")]
+    pub symbolic_args: Option<SymbolicArgs>,
+}
+
+/// `N:LEN` of `--symbolic-args`.
+fn parse_symbolic_args(text: &str) -> Result<SymbolicArgs, String> {
+    let (n, len) = text
+        .split_once(':')
+        .ok_or_else(|| format!("expected N:LEN (e.g. 1:2), got `{text}`"))?;
+    let number = |s: &str, what: &str| {
+        s.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("{what} in `{text}` is not a number"))
+    };
+    let bound = SymbolicArgs {
+        max_count: number(n, "N")?,
+        max_len: number(len, "LEN")?,
+    };
+    if bound.max_count > 8 || bound.max_len > 64 {
+        return Err(format!(
+            "`{text}` is too large: at most 8 arguments of at most 64 bytes (one search per shape of argv)"
+        ));
+    }
+    Ok(bound)
 }
 
 /// What `--since` did, for the report.
@@ -363,7 +392,11 @@ pub fn run(mut args: Args) -> Result<ExitCode> {
 /// The hunts from `main` toward the locations violated from a context
 /// (`context_upgrade`): none from `main`, for other kinds, or when turned off.
 fn upgrades(args: &Args, outcome: &SearchOutcome) -> Vec<Upgrade> {
-    if args.entry.is_empty() || args.no_confirm_from_main || !args.program_args.is_empty() {
+    if args.entry.is_empty()
+        || args.no_confirm_from_main
+        || !args.program_args.is_empty()
+        || args.symbolic_args.is_some()
+    {
         return Vec::new();
     }
     let mut locations: Vec<&str> = outcome
@@ -614,6 +647,7 @@ fn config(args: &Args, driver: &Driver) -> Result<Config> {
     c.spin_loops = !args.no_spin_reduction;
     c.max_memory = args.max_memory.saturating_mul(1 << 20);
     c.args = args.program_args.clone();
+    c.symbolic_args = args.symbolic_args;
     if let Some(k) = args.context_bound {
         c.strategy = Strategy::Baseline;
         c.slice = false;
@@ -649,6 +683,7 @@ fn reason(outcome: &SearchOutcome) -> Option<String> {
         Reason::MaxEvents,
         Reason::MaxThreads,
         Reason::PreemptionBound,
+        Reason::ArgsBound,
     ];
     let pick = order
         .iter()

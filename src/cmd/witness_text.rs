@@ -44,8 +44,13 @@ pub struct Step<'a> {
     pub source: &'a str,
 }
 
-/// `  inputs: ...` and `  schedule (N steps):` with one numbered line per step.
+/// `  args: ...` (when `main` was given arguments), `  inputs: ...` and
+/// `  schedule (N steps):` with one numbered line per step.
 pub fn write(out: &mut String, witness: &Witness, steps: &[Step<'_>]) {
+    if !witness.args.is_empty() {
+        let quoted: Vec<String> = witness.args.iter().map(|a| format!("{a:?}")).collect();
+        let _ = writeln!(out, "  args: {}", quoted.join(" "));
+    }
     let _ = writeln!(out, "  inputs: {}", inputs(witness));
     let _ = writeln!(out, "  schedule ({} steps):", steps.len());
     let label = |step: &Step<'_>| {

@@ -75,6 +75,17 @@ pub fn record_key(program: &Program, config: &Config) -> String {
         program.data_model,
     );
     h.update(options.as_bytes());
+    // `main`'s arguments decide the start state: a record of one invocation is not
+    // offered to another (appended only when given, so keys without them stay as they were).
+    if !config.args.is_empty() || config.symbolic_args.is_some() {
+        h.update(
+            format!(
+                " args={:?} symbolic_args={:?}",
+                config.args, config.symbolic_args
+            )
+            .as_bytes(),
+        );
+    }
     format!("{:x}", h.finalize())
 }
 

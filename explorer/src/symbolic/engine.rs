@@ -255,6 +255,13 @@ impl<'p> Engine<'p> {
         }
         match self.setup.cfg.context {
             Some(ref ctx) => self.explore_context(&ctx.clone())?,
+            None if self.setup.cfg.symbolic_args.is_some() => {
+                let bound = self.setup.cfg.symbolic_args.unwrap_or(super::SymbolicArgs {
+                    max_count: 0,
+                    max_len: 0,
+                });
+                self.explore_symbolic_args(bound)?;
+            }
             None => {
                 let st = self.initial_state()?;
                 let _ = self.explore_step(st, 0, StepCtx::initial());

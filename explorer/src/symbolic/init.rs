@@ -5,6 +5,7 @@ use super::engine::{Engine, StaticObj};
 use super::names::{ObjInst, ObjName, ThreadKey, ThreadName};
 use super::state::{Frame, State, Status, Thread, Tid};
 use super::summary::WpOp;
+use super::term::TermId;
 use super::twins::{reg_var, set_op, Ops};
 use super::value::{Reader, SVal, Twin, Unsupported, OFFSET_BITS};
 use super::VerifyError;
@@ -13,6 +14,20 @@ use std::collections::BTreeMap;
 impl<'p> Engine<'p> {
     /// The state before `main` runs: static objects, thread 0 at `main`'s entry.
     pub fn initial_state(&mut self) -> Result<State, VerifyError> {
+        let words: Vec<Vec<TermId>> = std::iter::once("main")
+            .chain(self.setup.cfg.args.iter().map(String::as_str))
+            .map(|w| {
+                w.bytes()
+                    .map(|b| self.pool.bv_const(u64::from(b), 8))
+                    .collect()
+            })
+            .collect();
+        self.initial_state_with(&words)
+    }
+
+    /// The state before `main` runs with `argv[0..]` spelled by `words` (one byte term
+    /// per character, the NUL added).
+    pub fn initial_state_with(&mut self, words: &[Vec<TermId>]) -> Result<State, VerifyError> {
         let mut st = State::new();
         let prog = self.setup.prog;
         for o in &prog.objects {
@@ -28,7 +43,7 @@ impl<'p> Engine<'p> {
         }
         let main = prog.function(prog.main);
         let args: Vec<Twin<SVal>> = self
-            .main_arguments(&mut st, main)
+            .main_arguments(&mut st, main, words)
             .into_iter()
             .map(Twin::same)
             .collect();
@@ -86,14 +101,16 @@ impl<'p> Engine<'p> {
     }
 
     /// `argc`, `argv = {"main", ARGS..., NULL}` for a `main` that declares them
-    /// (`Config::args`, concrete; each string its own object, NUL-terminated).
-    fn main_arguments(&mut self, st: &mut State, main: &Function) -> Vec<SVal> {
+    /// (each string its own object, NUL-terminated).
+    fn main_arguments(
+        &mut self,
+        st: &mut State,
+        main: &Function,
+        words: &[Vec<TermId>],
+    ) -> Vec<SVal> {
         if main.params.is_empty() {
             return Vec::new();
         }
-        let words: Vec<String> = std::iter::once("main".to_string())
-            .chain(self.setup.cfg.args.iter().cloned())
-            .collect();
         let ptr_bytes = self.setup.dm.pointer_bytes();
         let argv = self.names.object(ObjName::Argv(0));
         st.mem.create(
@@ -106,11 +123,9 @@ impl<'p> Engine<'p> {
         let zero = self.pool.bv_const(0, OFFSET_BITS);
         for (n, word) in words.iter().enumerate() {
             let text = self.names.object(ObjName::Argv(n as u32 + 1));
-            let bytes = word.as_bytes();
             st.mem
-                .create(text, bytes.len() as u64 + 1, true, false, false);
-            for (i, byte) in bytes.iter().enumerate() {
-                let b = self.pool.bv_const(u64::from(*byte), 8);
+                .create(text, word.len() as u64 + 1, true, false, false);
+            for (i, &b) in word.iter().enumerate() {
                 st.mem.store(text, i as u64, 1, SVal::Int(b));
             }
             st.mem.store(

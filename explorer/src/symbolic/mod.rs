@@ -59,6 +59,7 @@
 //! searches built on it (nodes, steps, forks, leaves, witnesses); every other module is
 //! private to the crate.
 
+pub(crate) mod argv;
 pub mod carry;
 pub(crate) mod context;
 pub(crate) mod control;
@@ -258,6 +259,12 @@ pub struct Config {
     /// The command-line arguments after the program name (`argv[1..]`, concrete); the
     /// witness records them. Default: none (`argc == 1`).
     pub args: Vec<String>,
+    /// Symbolic command-line arguments (issue 18; exclusive with `args`): `argv[1..]` is
+    /// every list of at most `max_count` strings of at most `max_len` bytes each, the
+    /// bytes solver inputs (see [`argv`]); the witness records the list the model chose.
+    /// A search that finds no violation is at best `Unknown` ([`Reason::ArgsBound`]).
+    /// Default: `None`.
+    pub symbolic_args: Option<SymbolicArgs>,
     /// Start from a program context ([`crate::context`]) instead of `main`. Default:
     /// `None`.
     pub context: Option<crate::context::Context>,
@@ -271,6 +278,15 @@ pub struct Config {
     /// Told how far the search has come about once a second (the library prints nothing
     /// itself: a progress display is the caller's). Default: `None`.
     pub progress: Option<ProgressObserver>,
+}
+
+/// The bound of symbolic command-line arguments ([`Config::symbolic_args`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SymbolicArgs {
+    /// `argc - 1` ranges over `0..=max_count`.
+    pub max_count: u32,
+    /// Each `argv[i]` (`i >= 1`) has `0..=max_len` bytes before its NUL.
+    pub max_len: u32,
 }
 
 /// How far a search has come, as a [`ProgressObserver`] is told.
@@ -319,6 +335,7 @@ impl Default for Config {
             spin_loops: true,
             carry: None,
             args: Vec::new(),
+            symbolic_args: None,
             context: None,
             preemption_bound: None,
             progress: None,
@@ -342,6 +359,9 @@ pub enum Verdict {
 /// listed alphabetically (as they were when reasons were strings).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum Reason {
+    /// [`Config::symbolic_args`]: longer or more command-line arguments were not explored.
+    #[serde(rename = "args bound")]
+    ArgsBound,
     /// A violation is reachable only past an end of a run the interpreter makes eagerly
     /// (see `Engine::frozen_check`): it cannot be replayed.
     #[serde(rename = "eager-end")]
@@ -379,7 +399,8 @@ pub enum Reason {
 }
 
 impl Reason {
-    pub const ALL: [Reason; 11] = [
+    pub const ALL: [Reason; 12] = [
+        Reason::ArgsBound,
         Reason::EagerEnd,
         Reason::MaxEvents,
         Reason::MaxThreads,
@@ -395,6 +416,7 @@ impl Reason {
 
     pub fn as_str(self) -> &'static str {
         match self {
+            Reason::ArgsBound => "args bound",
             Reason::EagerEnd => "eager-end",
             Reason::MaxEvents => "max-events",
             Reason::MaxThreads => "max-threads",

@@ -142,6 +142,9 @@ pub struct CurrentPath {
     /// the path condition (see [`super::type_b`]); a witness prefers inputs under which
     /// those sides really run.
     pub dropped_guards: Vec<TermId>,
+    /// Under symbolic arguments ([`super::argv`]): the inputs spelling each of
+    /// `argv[1..]` in the current start state, valued into the witness's `args`.
+    pub argv: Vec<Vec<Var>>,
 }
 
 impl<'p> Engine<'p> {
@@ -234,6 +237,7 @@ impl<'p> Engine<'p> {
             .inputs
             .iter()
             .map(|i| (i.var, i.ty.bits(self.setup.dm)))
+            .chain(self.path.argv.iter().flatten().map(|&v| (v, 8)))
             .collect()
     }
 

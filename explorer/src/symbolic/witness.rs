@@ -64,6 +64,18 @@ pub fn build_and_replay(
     })
 }
 
+/// The strings the model spells with symbolic arguments' inputs (ASCII by their
+/// constraint, see [`super::argv`]).
+fn symbolic_args(argv: &[Vec<super::term::Var>], model: &Assignment) -> Vec<String> {
+    argv.iter()
+        .map(|vars| {
+            vars.iter()
+                .map(|&v| char::from((model.get(v) & 0x7f) as u8))
+                .collect()
+        })
+        .collect()
+}
+
 /// A statement in the IR's text form (a thread's end shows its terminator).
 pub(super) fn statement_text(prog: &analysis::ir::Program, id: analysis::ir::StmtId) -> String {
     let func = prog.function(prog.stmt_locs[id.index()].func);
@@ -117,7 +129,11 @@ pub fn of_path(
         schedule: trace.iter().map(|s| ThreadId(s.tid as u32)).collect(),
         spurious_wakeups: e.setup.cfg.spurious_wakeups,
         data_races: false,
-        args: e.setup.cfg.args.clone(),
+        args: if e.path.argv.is_empty() {
+            e.setup.cfg.args.clone()
+        } else {
+            symbolic_args(&e.path.argv, model)
+        },
         context: e.setup.cfg.context.clone(),
     }
 }
