@@ -120,6 +120,9 @@ fn concrete_and_symbolic_arguments_exclude_each_other() {
 
 #[test]
 fn a_main_without_parameters_stays_safe_under_symbolic_args() {
-    let out = verify("fixtures/verify/lock_counter.c", &["--symbolic-args", "2:3"]);
+    let out = verify(
+        "fixtures/verify/lock_counter.c",
+        &["--symbolic-args", "2:3"],
+    );
     assert_eq!(out["verdict"], "safe", "{out}");
 }
