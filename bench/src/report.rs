@@ -84,9 +84,8 @@ fn disputed_verdicts(out: &mut String, records: &[Record]) {
     for r in disputed {
         let _ = writeln!(
             out,
-            "  {} [{}] expected {}, got {}",
+            "  {} expected {}, got {}",
             r.display_name(),
-            r.property,
             expected_label(r.expected),
             r.status.label()
         );
@@ -424,6 +423,25 @@ mod tests {
         let tasks = text.find("TASKS").unwrap();
         assert!(wrong < tasks);
         insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn a_disputed_verdict_is_listed_apart_with_its_reason() {
+        let mut lamport = sample_record("pthread-atomic/lamport", Status::False, true);
+        lamport.property = "no-data-race".into();
+        lamport.outcome =
+            Correctness::judge(&lamport.task, &lamport.property, Some(true), Status::False);
+        lamport.score = lamport.outcome.score();
+        let mut results = sample_results(vec![lamport]);
+        results.settings.strategies = vec!["dpor".into()];
+        let text = render(&results, &[], true);
+        assert!(text.starts_with("WRONG VERDICTS: none\n"), "{text}");
+        assert!(text.contains("DISPUTED EXPECTATIONS (1)"), "{text}");
+        assert!(
+            text.contains("pthread-atomic/lamport [no-data-race] expected TRUE, got FALSE"),
+            "{text}"
+        );
+        assert!(text.contains("why: thr1's plain read"), "{text}");
     }
 
     #[test]
