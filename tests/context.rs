@@ -151,6 +151,12 @@ fn a_violation_from_a_context_is_hunted_from_main() {
     assert_eq!(confirmed.code, Some(1), "{}", confirmed.stderr);
     let json: serde_json::Value = serde_json::from_str(&confirmed.stdout).expect("JSON");
     assert_eq!(json["from_main"][0]["from_main"], "confirmed", "{json}");
+    assert!(
+        json["context"]
+            .as_str()
+            .is_some_and(|c| c.contains("context")),
+        "the JSON names the context: {json}"
+    );
     assert_eq!(
         json["from_main"][0]["location"],
         "fixtures/context/late_write.c:15"

@@ -47,7 +47,7 @@ fn verify_reports_and_their_witnesses() {
     let w = witness.to_str().unwrap();
     let store = dir.join("s.sqlite3");
     let store = store.to_str().unwrap();
-    let cases: [(&[&str], i32); 5] = [
+    let cases: [(&[&str], i32); 6] = [
         (&["fixtures/verify/race_counter.c", "--witness-out", w], 1),
         (&["fixtures/verify/lock_counter.c"], 0),
         (&["fixtures/verify/unwind_unknown.c", "--unwind", "3"], 3),
@@ -57,6 +57,17 @@ fn verify_reports_and_their_witnesses() {
                 "--all",
                 "--strategy",
                 "dpor",
+            ],
+            1,
+        ),
+        (
+            &[
+                "fixtures/context/lost_update.c",
+                "--entry",
+                "inc",
+                "--copies",
+                "2",
+                "--no-confirm-from-main",
             ],
             1,
         ),

@@ -43,6 +43,10 @@ pub(super) fn report(
         if !upgrades.is_empty() {
             json["from_main"] = serde_json::to_value(upgrades)?;
         }
+        let context = context_label(args);
+        if !context.is_empty() {
+            json["context"] = Value::String(context);
+        }
         println!("{}", serde_json::to_string(&json)?);
     } else {
         // Verdicts in colour on a terminal; anstream strips the escapes when stdout is not
