@@ -21,6 +21,10 @@ pub struct Args {
     /// it, K grows 1, 2, 3, ... until a violation, or an unsat core without the bound.
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
     pub context_bound: Option<u32>,
+    /// Give up after SECS seconds (exit 3, UNKNOWN naming the time budget). Default: no
+    /// limit (a long trace's encoding grows with the square of its lock sections).
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<super::common::Seconds>,
     /// Write the witness of a predicted violation to FILE.
     #[arg(long, value_name = "FILE")]
     pub save_witness: Option<PathBuf>,
@@ -34,9 +38,21 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .with_context(|| format!("{}: not an agx trace", args.trace.display()))?;
     let options = PredictOptions {
         context_bound: args.context_bound,
+        deadline: args
+            .timeout
+            .map(|t| std::time::Instant::now() + t.duration()),
     };
-    let prediction = predict::predict(&program, &trace, &options)
-        .with_context(|| format!("predicting from {}", args.trace.display()))?;
+    let prediction = match predict::predict(&program, &trace, &options) {
+        Ok(p) => p,
+        Err(predict::PredictError::Deadline) => {
+            let secs = args.timeout.map_or(0.0, |t| t.get());
+            println!("UNKNOWN: the time budget of {secs} s ran out before the prediction finished");
+            return Ok(Answer::Unknown.into());
+        }
+        Err(e) => {
+            return Err(e).with_context(|| format!("predicting from {}", args.trace.display()))
+        }
+    };
     let (text, code) = report(&prediction);
     print!("{text}");
     if let (Prediction::Predicted { witness, .. }, Some(path)) = (&prediction, &args.save_witness) {

@@ -51,6 +51,10 @@ pub struct RunConfig {
     /// Start from a program context ([`crate::context`]) instead of `main`. Default:
     /// `None`.
     pub context: Option<crate::context::Context>,
+    /// Stop with `BoundHit` ([`Bound::Time`](super::Bound::Time)) once this instant has
+    /// passed (checked every 4,096 statements): a run of a program that spins forever
+    /// must not outlive the caller's time budget. Default: `None`.
+    pub deadline: Option<std::time::Instant>,
 }
 
 /// The default memory budget of both engines: 4 GiB.
@@ -73,6 +77,7 @@ impl Default for RunConfig {
             args: Vec::new(),
             max_memory: DEFAULT_MAX_MEMORY,
             context: None,
+            deadline: None,
         }
     }
 }

@@ -584,6 +584,15 @@ impl<'p> Machine<'p> {
             let bound = Bound::Statements(self.cfg.max_statements);
             return Err(Stop::end(RunOutcome::BoundHit { bound }));
         }
+        if self.stats.statements.is_multiple_of(4096)
+            && self
+                .cfg
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
+        {
+            let bound = Bound::Time;
+            return Err(Stop::end(RunOutcome::BoundHit { bound }));
+        }
         Ok(())
     }
 

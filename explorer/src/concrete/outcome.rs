@@ -217,6 +217,8 @@ pub enum Bound {
     Threads(usize),
     /// Bytes of live heap blocks (`RunConfig::max_memory`).
     Memory(u64),
+    /// The caller's deadline (`RunConfig::deadline`).
+    Time,
 }
 
 impl fmt::Display for Bound {
@@ -227,6 +229,7 @@ impl fmt::Display for Bound {
             Bound::CallDepth(n) => write!(f, "call depth {n}"),
             Bound::Threads(n) => write!(f, "{n} threads"),
             Bound::Memory(n) => write!(f, "{} MiB of heap memory", n >> 20),
+            Bound::Time => write!(f, "the time budget"),
         }
     }
 }

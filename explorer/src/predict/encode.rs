@@ -21,6 +21,7 @@
 use super::ctp::{Access, Cell, Ctp, Sym};
 use crate::concrete::RecordedValue;
 use rustc_hash::FxHashMap;
+use std::time::Instant;
 use z3::ast::{Bool, Int, BV};
 
 /// The formula of one trace program, asserted in a solver.
@@ -118,7 +119,11 @@ fn initial(ctp: &Ctp, cell: Cell) -> DefValue {
 /// writes gets one choice per idle writer thread that is possible only when that thread
 /// is not idle, so an unsat core names the threads worth releasing. The superlinear
 /// parts (π-functions, lock and atomic sections) cover the active threads only.
-pub fn encode(ctp: &Ctp, active: &[bool]) -> Encoding {
+///
+/// `None` when `deadline` passes while the formula is built (checked per read's
+/// π-function and per section pair list).
+pub fn encode(ctp: &Ctp, active: &[bool], deadline: Option<Instant>) -> Option<Encoding> {
+    let expired = || deadline.is_some_and(|d| Instant::now() >= d);
     let solver = z3::Solver::new();
     let n = ctp.events.len();
     let order: Vec<Int> = (0..n).map(|i| Int::new_const(format!("O{i}"))).collect();
@@ -175,6 +180,9 @@ pub fn encode(ctp: &Ctp, active: &[bool]) -> Encoding {
         if !active[e.thread as usize] {
             continue;
         }
+        if expired() {
+            return None;
+        }
         let (cell, read) = match &e.access {
             Access::Read { cell, value } => {
                 let read = match &value.term {
@@ -198,9 +206,9 @@ pub fn encode(ctp: &Ctp, active: &[bool]) -> Encoding {
         };
         solver.assert(ran[r].implies(pi.encode(writes, &solver)));
     }
-    lock_sections(ctp, active, &order, &ran, &solver);
+    lock_sections(ctp, active, &order, &ran, &solver, &expired)?;
     // Atomic sections exclude every event of another thread.
-    atomic_sections(ctp, active, &order, &ran, &solver);
+    atomic_sections(ctp, active, &order, &ran, &solver, &expired)?;
     // ¬Φ_PRP on the prefix up to the failure.
     for (p, sel) in ctp.properties.iter().zip(&chosen) {
         let mut parts = vec![p.violated.clone()];
@@ -219,13 +227,13 @@ pub fn encode(ctp: &Ctp, active: &[bool]) -> Encoding {
     for (i, e) in ctp.events.iter().enumerate() {
         solver.assert(ran[i].implies(&e.guard));
     }
-    Encoding {
+    Some(Encoding {
         solver,
         order,
         end,
         chosen,
         idle,
-    }
+    })
 }
 
 /// The π-function of one read: which write (or the initial value) it reads, in
@@ -351,7 +359,14 @@ struct Section {
 /// mutex in different threads, one section ends before the other begins. Quadratic in
 /// the sections of a mutex, with two order atoms each, where a π-function per lock read
 /// was cubic in its lock and unlock events.
-fn lock_sections(ctp: &Ctp, active: &[bool], order: &[Int], ran: &[Bool], solver: &z3::Solver) {
+fn lock_sections(
+    ctp: &Ctp,
+    active: &[bool],
+    order: &[Int],
+    ran: &[Bool],
+    solver: &z3::Solver,
+    expired: &dyn Fn() -> bool,
+) -> Option<()> {
     let mut sections: FxHashMap<Cell, Vec<Section>> = FxHashMap::default();
     for (t, events) in ctp.by_thread.iter().enumerate() {
         if !active[t] {
@@ -386,6 +401,9 @@ fn lock_sections(ctp: &Ctp, active: &[bool], order: &[Int], ran: &[Bool], solver
     };
     for list in sections.values() {
         for (i, a) in list.iter().enumerate() {
+            if expired() {
+                return None;
+            }
             for b in &list[i + 1..] {
                 if a.thread == b.thread {
                     continue;
@@ -395,6 +413,7 @@ fn lock_sections(ctp: &Ctp, active: &[bool], order: &[Int], ran: &[Bool], solver
             }
         }
     }
+    Some(())
 }
 
 /// Whether event `e` runs in the predicted prefix: it is ordered before the failing
@@ -416,7 +435,14 @@ fn ran(ctp: &Ctp, order: &[Int], end: &Int, chosen: &[Bool], e: usize) -> Bool {
 }
 
 /// An atomic section that runs keeps every other thread's running event outside it.
-fn atomic_sections(ctp: &Ctp, active: &[bool], order: &[Int], ran: &[Bool], solver: &z3::Solver) {
+fn atomic_sections(
+    ctp: &Ctp,
+    active: &[bool],
+    order: &[Int],
+    ran: &[Bool],
+    solver: &z3::Solver,
+    expired: &dyn Fn() -> bool,
+) -> Option<()> {
     for (t, events) in ctp.by_thread.iter().enumerate() {
         if !active[t] {
             continue;
@@ -429,6 +455,9 @@ fn atomic_sections(ctp: &Ctp, active: &[bool], order: &[Int], ran: &[Bool], solv
             }
             let close = ev.atomic_end || Some(&e) == events.last();
             if let (Some(b), true) = (begin, close && ev.atomic_end) {
+                if expired() {
+                    return None;
+                }
                 for (x, other) in ctp.events.iter().enumerate() {
                     if other.thread != ev.thread && active[other.thread as usize] {
                         let both = Bool::and(&[&ran[x], &ran[b]]);
@@ -442,4 +471,5 @@ fn atomic_sections(ctp: &Ctp, active: &[bool], order: &[Int], ran: &[Bool], solv
             }
         }
     }
+    Some(())
 }

@@ -31,6 +31,10 @@ pub use trace::{ObservedTrace, TraceError};
 pub struct PredictOptions {
     /// Check this context bound only; `None`: grow it from 1.
     pub context_bound: Option<u32>,
+    /// Give up at this instant ([`PredictError::Deadline`]): the encoding is quadratic in
+    /// the sections and writes of a cell, so a long trace (13,600 events of
+    /// queue_longer) can take gigabytes and minutes. `None`: no limit.
+    pub deadline: Option<std::time::Instant>,
 }
 
 /// The answer of the predictive analysis on one trace.
@@ -68,6 +72,8 @@ pub enum PredictError {
     Ctp(#[from] ctp::CtpError),
     #[error("the solver gave up (context bound {0})")]
     Unknown(u32),
+    #[error("the time budget ran out")]
+    Deadline,
 }
 
 /// Predicts from `trace` on `program`.
@@ -113,23 +119,26 @@ fn predict_execution(
     for p in &ctp.properties {
         active[p.thread as usize] = true;
     }
-    let mut encoding = encode::encode(&ctp, &active);
+    let deadline = options.deadline;
+    let mut encoding = encode::encode(&ctp, &active, deadline).ok_or(PredictError::Deadline)?;
     let mut bound = bound_literal(&encoding, k);
     loop {
         let idle: Vec<Bool> = (0..active.len())
             .filter(|&t| !active[t])
             .map(|t| encoding.idle[t].clone())
             .collect();
-        match check(&encoding, &bound, &idle) {
+        match check(&encoding, &bound, &idle, deadline)? {
             SatResult::Sat => {
                 // The smallest bound that works with these threads.
                 for smaller in 1..k {
                     let b = bound_literal(&encoding, smaller);
-                    if check(&encoding, &b, &idle) == SatResult::Sat {
+                    if check(&encoding, &b, &idle, deadline)? == SatResult::Sat {
                         return Ok(realize(program, trace, &ctp, &encoding, smaller));
                     }
                 }
-                let _ = check(&encoding, &bound, &idle);
+                if check(&encoding, &bound, &idle, deadline)? != SatResult::Sat {
+                    return Err(PredictError::Unknown(k));
+                }
                 return Ok(realize(program, trace, &ctp, &encoding, k));
             }
             SatResult::Unknown => return Err(PredictError::Unknown(k)),
@@ -161,16 +170,40 @@ fn predict_execution(
             for t in idle_in_core.into_iter().take(released.max(1)) {
                 active[t] = true;
             }
-            encoding = encode::encode(&ctp, &active);
+            encoding = encode::encode(&ctp, &active, deadline).ok_or(PredictError::Deadline)?;
         }
         bound = bound_literal(&encoding, k);
     }
 }
 
-fn check(encoding: &Encoding, bound: &Bool, idle: &[Bool]) -> SatResult {
+/// Checks the formula under `bound` and the `idle` assumptions, within `deadline` (the
+/// solver's own timeout is what is left of it).
+fn check(
+    encoding: &Encoding,
+    bound: &Bool,
+    idle: &[Bool],
+    deadline: Option<std::time::Instant>,
+) -> Result<SatResult, PredictError> {
+    if let Some(d) = deadline {
+        let left = d.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return Err(PredictError::Deadline);
+        }
+        let mut params = z3::Params::new();
+        params.set_u32(
+            "timeout",
+            u32::try_from(left.as_millis()).unwrap_or(u32::MAX).max(1),
+        );
+        encoding.solver.set_params(&params);
+    }
     let mut assumptions = vec![bound.clone()];
     assumptions.extend(idle.iter().cloned());
-    encoding.solver.check_assumptions(&assumptions)
+    let result = encoding.solver.check_assumptions(&assumptions);
+    let expired = deadline.is_some_and(|d| std::time::Instant::now() >= d);
+    if result == SatResult::Unknown && expired {
+        return Err(PredictError::Deadline);
+    }
+    Ok(result)
 }
 
 /// The tracked literal `cb{k} → O_end ≤ k`.
@@ -358,7 +391,14 @@ mod tests {
         let trace = observed(&program);
         let bound = |k| PredictOptions {
             context_bound: Some(k),
+            ..PredictOptions::default()
         };
+        let late = PredictOptions {
+            deadline: Some(std::time::Instant::now()),
+            ..PredictOptions::default()
+        };
+        let err = predict(&program, &trace, &late).unwrap_err();
+        assert!(matches!(err, PredictError::Deadline), "{err}");
         let one = predict(&program, &trace, &bound(1)).unwrap();
         assert!(
             matches!(

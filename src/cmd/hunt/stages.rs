@@ -68,6 +68,8 @@ pub fn run(
         horizon: None,
     };
     let pct_deadline = started + early.budget / 4;
+    // A run of a program that spins forever stops at the stage's deadline too.
+    base.deadline = Some(pct_deadline);
     let mut passing: Vec<(RunConfig, explorer::concrete::Execution)> = Vec::new();
     pct::campaign(program, &base, &options, Some(pct_deadline), |r| {
         let Ok(execution) = r.execution else {
@@ -102,9 +104,14 @@ pub fn run(
                 ObservedTrace::from_execution(&early.program_name, program, &config, &execution);
             // A refused trace (condition variables) or a solver that gave up predicts
             // nothing; the search stage still runs.
-            if let Ok(Prediction::Predicted { witness, .. }) =
-                predict::predict(program, &trace, &PredictOptions::default())
-            {
+            if let Ok(Prediction::Predicted { witness, .. }) = predict::predict(
+                program,
+                &trace,
+                &PredictOptions {
+                    deadline: Some(predict_deadline),
+                    ..PredictOptions::default()
+                },
+            ) {
                 let found = Found {
                     witness,
                     by: FoundBy::Predict,

@@ -219,6 +219,19 @@ fn statement_bound_stops_an_infinite_loop() {
 }
 
 #[test]
+fn a_deadline_stops_an_infinite_loop() {
+    let mut pb = ProgramBuilder::new();
+    let main = pb.declare("main", Some(Scalar::I32));
+    pb.define(main, &[], |f| f.term(TermKind::Goto(BlockId(0))));
+    let started = std::time::Instant::now();
+    let e = run_with(&pb.finish(main), |c| {
+        c.deadline = Some(started + std::time::Duration::from_millis(50));
+    });
+    assert_eq!(e.outcome, RunOutcome::BoundHit { bound: Bound::Time });
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+}
+
+#[test]
 fn abort_and_exit_end_the_run() {
     let mut pb = ProgramBuilder::new();
     let main = pb.declare("main", Some(Scalar::I32));
