@@ -211,6 +211,19 @@ impl FnBuilder<'_, '_> {
                 return Ok(Some(void_val()));
             }
             "printf" => return self.printf(c, 0).map(Some),
+            "__builtin_va_start" => return self.va_start(c).map(Some),
+            "__builtin_va_copy" => return self.va_copy(c).map(Some),
+            "__builtin_va_end" => return self.va_end(c).map(Some),
+            "vprintf" | "vfprintf" | "vsprintf" | "vsnprintf" | "vdprintf" | "vasprintf"
+                if !user_defined =>
+            {
+                // agx's printf lowers a literal format at compile time; a va_list's
+                // format and arguments are only known at run time.
+                return self.l.unsupported(
+                    c.span,
+                    format!("`{name}` (formatted output through a va_list)"),
+                );
+            }
             // The stream is evaluated and ignored: agx has one output.
             "fprintf" => return self.printf(c, 1).map(Some),
             "puts" | "putchar" => return self.puts(name, c).map(Some),
@@ -698,14 +711,29 @@ impl Lowerer<'_> {
                     let (dst, target, span) = (*dst, *target, stmt.span);
                     let regs = &self.functions[fi].ir.regs;
                     let read_only = &self.functions[target.index()].read_only;
-                    let passes_pointer = args.iter().enumerate().any(|(i, a)| {
-                        let pointer = match a {
-                            Operand::Reg(r) => regs[r.index()].ty == Scalar::Ptr,
-                            Operand::Int { .. } => false,
-                            Operand::Null | Operand::Addr { .. } | Operand::Func(_) => true,
-                        };
-                        pointer && !read_only.get(i).copied().unwrap_or(false)
-                    });
+                    // A variadic call's last argument is its area of extra arguments
+                    // (see `expr::varargs`): a pointer only if one of them is.
+                    let variadic = self.functions[target.index()].ty.variadic;
+                    let (args, area) = match args.split_last() {
+                        Some((area, fixed)) if variadic => (fixed, Some(area)),
+                        _ => (args.as_slice(), None),
+                    };
+                    let area_has_pointer = match area {
+                        Some(Operand::Addr { obj, .. }) => self.objects[obj.index()]
+                            .layout
+                            .iter()
+                            .any(|(_, s)| *s == Scalar::Ptr),
+                        _ => false,
+                    };
+                    let passes_pointer = area_has_pointer
+                        || args.iter().enumerate().any(|(i, a)| {
+                            let pointer = match a {
+                                Operand::Reg(r) => regs[r.index()].ty == Scalar::Ptr,
+                                Operand::Int { .. } => false,
+                                Operand::Null | Operand::Addr { .. } | Operand::Func(_) => true,
+                            };
+                            pointer && !read_only.get(i).copied().unwrap_or(false)
+                        });
                     let has_ptr_arg = passes_pointer || self.external_takes_pointer(target);
                     let replacement = self.havoc_for(target, dst, has_ptr_arg, span)?;
                     self.functions[fi].ir.blocks[bi].stmts[si].kind = replacement;

@@ -140,8 +140,8 @@ pub const MAX_OBJECT_CELLS: u64 = 1 << 24;
 impl<'u> Lowerer<'u> {
     fn new(unit: &'u ParsedUnit, dm: DataModel) -> Self {
         let mut file_scope = Scope::default();
-        // GCC's built-in type, used by <stdarg.h>; only its name matters (va_arg itself is
-        // rejected where it is used).
+        // GCC's built-in type, used by <stdarg.h>: agx's va_list is a cursor into the
+        // caller's area of variadic arguments (see `expr::varargs`).
         file_scope.names.insert(
             "__builtin_va_list".into(),
             Symbol::Typedef(CType::ptr_to(CType::Void)),

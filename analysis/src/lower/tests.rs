@@ -201,8 +201,12 @@ fn unsupported_constructs_name_the_construct_and_line() {
             "t.c:1: unsupported: bit-field (in a struct used at t.c:2)",
         ),
         (
-            "int f(int n, ...) { return n; }\nint main() { return f(1); }",
-            "unsupported: variadic function definition",
+            "int f(int n, ...) {\n  return __builtin_va_arg(0, char);\n}\nint main() { return f(1, 2); }",
+            "t.c:2: va_arg with type `char`",
+        ),
+        (
+            "int f(int n) {\n  __builtin_va_list ap;\n  __builtin_va_start(ap, n);\n  return n;\n}",
+            "t.c:3: va_start in a function without `...` parameters",
         ),
         (
             "int main() {\n  int x = 0;\n  return ({ x; }) + undeclared;\n}",

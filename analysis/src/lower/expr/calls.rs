@@ -96,8 +96,24 @@ impl FnBuilder<'_, '_> {
                 ),
             );
         }
+        let variadic = fty.prototyped && fty.variadic;
+        if variadic && args.len() < fty.params.len() {
+            return self.l.invalid(
+                span,
+                format!(
+                    "call with {} arguments, expected at least {}",
+                    args.len(),
+                    fty.params.len()
+                ),
+            );
+        }
+        let (fixed, extras) = args.split_at(if variadic {
+            fty.params.len()
+        } else {
+            args.len()
+        });
         let mut out = Vec::new();
-        for (i, a) in args.iter().enumerate() {
+        for (i, a) in fixed.iter().enumerate() {
             let declared = fty.params.get(i).filter(|_| fty.prototyped).cloned();
             // A struct argument is passed as the address of the caller's object; the
             // callee copies it (see `FnBuilder::body`).
@@ -117,6 +133,10 @@ impl FnBuilder<'_, '_> {
                 (None, other) => other.clone(),
             };
             out.push(self.convert(v, &ty, a.span)?);
+        }
+        if variadic {
+            // The extra arguments travel in an area of the caller (see `varargs`).
+            out.push(self.variadic_area(extras)?);
         }
         Ok(out)
     }

@@ -12,6 +12,7 @@ mod lvalue;
 mod operators;
 mod rvalue;
 mod typing;
+mod varargs;
 
 use super::types::CType;
 use crate::ir::*;
@@ -57,7 +58,6 @@ fn expression_kind(e: &Expression) -> &'static str {
         Expression::GenericSelection(_) => "_Generic selection",
         Expression::Statement(_) => "statement expression",
         Expression::CompoundLiteral(_) => "compound literal",
-        Expression::VaArg(_) => "va_arg (variadic arguments)",
         _ => "expression",
     }
 }

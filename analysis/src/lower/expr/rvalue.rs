@@ -126,9 +126,10 @@ impl FnBuilder<'_, '_> {
                 self.rvalue(last)
             }
             Expression::Statement(s) => self.statement_expression(s),
-            Expression::GenericSelection(_)
-            | Expression::CompoundLiteral(_)
-            | Expression::VaArg(_) => self.l.unsupported(e.span, expression_kind(&e.node)),
+            Expression::VaArg(v) => self.va_arg(v),
+            Expression::GenericSelection(_) | Expression::CompoundLiteral(_) => {
+                self.l.unsupported(e.span, expression_kind(&e.node))
+            }
         }
     }
 

@@ -40,6 +40,9 @@ pub(crate) struct FnBuilder<'l, 'u> {
     pub span: Span,
     /// The hidden result-address parameter of a function returning a struct.
     pub sret: Option<RegId>,
+    /// The hidden last parameter of a variadic function: the address of the caller's
+    /// area of extra arguments (see `expr::varargs`).
+    pub va_area: Option<RegId>,
     atomic: bool,
 }
 
@@ -53,9 +56,6 @@ pub(crate) fn lower_function(l: &mut Lowerer, def: &Node<ast::FunctionDefinition
         );
     };
     let params = param_list(l, &def.node, &mut fty)?;
-    if fty.variadic {
-        return l.unsupported(def.span, format!("variadic function definition `{name}`"));
-    }
     let span = l.span(def.span);
     let id = l.declare_function(&name, &fty, span);
     if l.functions[id.index()].defined {
@@ -197,6 +197,7 @@ impl<'l, 'u> FnBuilder<'l, 'u> {
             switches: Vec::new(),
             span,
             sret: None,
+            va_area: None,
             atomic,
         }
     }
@@ -243,6 +244,11 @@ impl<'l, 'u> FnBuilder<'l, 'u> {
             if let Some(n) = name {
                 self.declare_scalar_local(n, ty, Some(Operand::Reg(reg)), *span, Some(reg))?;
             }
+        }
+        if self.l.functions[self.func.index()].ty.variadic {
+            let r = self.new_reg(Some("<va_args>".into()), Scalar::Ptr);
+            param_regs.push(r);
+            self.va_area = Some(r);
         }
         self.l.functions[self.func.index()].ir.params = param_regs;
         if self.atomic {
