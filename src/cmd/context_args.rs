@@ -1,8 +1,9 @@
 //! The program-context options `verify` and `hunt` share (`--entry`, `--copies`,
 //! `--from`): the start line of each entry function and the context's label.
 
-use crate::driver::Location;
+use crate::driver::{Driver, Location};
 use anyhow::Result;
+use explorer::context::Context;
 
 /// The label of the context of `--entry`, `--copies` and `--from`: empty without entries.
 pub fn describe_context(entry: &[String], copies: u32, from: &[String]) -> String {
@@ -30,6 +31,21 @@ pub fn describe_context(entry: &[String], copies: u32, from: &[String]) -> Strin
         "the context of {at} {} over a symbolic initial state",
         threads.join(", ")
     )
+}
+
+/// The context of `--entry`, `--copies` and `--from` on `driver`'s program; `None`
+/// without entries.
+pub fn context(
+    driver: &Driver,
+    entry: &[String],
+    copies: u32,
+    from: &[String],
+) -> Result<Option<Context>> {
+    if entry.is_empty() {
+        return Ok(None);
+    }
+    let from = context_from(entry, from)?;
+    driver.context(entry, copies, &from).map(Some)
 }
 
 /// The start line of each `--entry` function: `--from`'s items in order (`entry` or

@@ -269,13 +269,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let search = args.stages.contains(&stages::Stage::Search);
     let mut cfg = config(&args);
     cfg.timeout = args.timeout.duration().saturating_sub(started.elapsed());
-    if !args.entry.is_empty() {
-        if args.stages != [stages::Stage::Search] {
-            bail!("--entry: only the `search` stage runs from a context (PCT and prediction start at main)");
-        }
-        let from = super::context_args::context_from(&args.entry, &args.from)?;
-        cfg.context = Some(driver.context(&args.entry, args.copies, &from)?);
+    if !args.entry.is_empty() && args.stages != [stages::Stage::Search] {
+        bail!("--entry: only the `search` stage runs from a context (PCT and prediction start at main)");
     }
+    cfg.context = super::context_args::context(&driver, &args.entry, args.copies, &args.from)?;
     let context = super::context_args::describe_context(&args.entry, args.copies, &args.from);
     let labels = specs.iter().map(|s| s.label.clone()).collect();
     let watch = watch::Watch::new(started, labels, !args.quiet, total);

@@ -329,9 +329,10 @@ fn config(args: &Args, program: &Program) -> Result<RunConfig> {
             config.uninit = args.uninit;
             config.args = args.program_args.clone();
             if !args.entry.is_empty() {
-                let from = super::context_args::context_from(&args.entry, &args.from)?;
+                // The driver (a copy of the program and its analyses) only for a context.
                 let driver = crate::driver::Driver::new(program.clone());
-                config.context = Some(driver.context(&args.entry, args.copies, &from)?);
+                config.context =
+                    super::context_args::context(&driver, &args.entry, args.copies, &args.from)?;
             }
             config
         }

@@ -576,9 +576,8 @@ fn config(args: &Args, driver: &Driver) -> Result<Config> {
         c.targets = Some(driver.verify_targets(&args.target, checks)?);
     }
     c.checks = checks;
-    if !args.entry.is_empty() {
-        let from = context_args::context_from(&args.entry, &args.from)?;
-        let mut context = driver.context(&args.entry, args.copies, &from)?;
+    if let Some(mut context) = context_args::context(driver, &args.entry, args.copies, &args.from)?
+    {
         if args.no_context_constraints {
             context.drop_constraints(driver.program());
         }
