@@ -271,22 +271,27 @@ impl FnBuilder<'_, '_> {
         self.element_loop(count, |b, i| {
             let from = b.element(s, i, size);
             let to = b.element(d, i, size);
-            for (off, sc) in cells {
-                let src = b.offset(&from, *off);
-                let v = b.new_reg(None, *sc);
-                b.emit(StmtKind::Load {
-                    dst: v,
-                    addr: src,
-                    ty: *sc,
-                });
-                let dst = b.offset(&to, *off);
-                b.emit(StmtKind::Store {
-                    addr: dst,
-                    value: Operand::Reg(v),
-                    ty: *sc,
-                });
-            }
+            b.copy_cells(&from, &to, cells);
         });
+    }
+
+    /// Copies one element's `cells` (offset, scalar) from `from` to `to`.
+    pub(super) fn copy_cells(&mut self, from: &Operand, to: &Operand, cells: &[(u64, Scalar)]) {
+        for (off, sc) in cells {
+            let src = self.offset(from, *off);
+            let v = self.new_reg(None, *sc);
+            self.emit(StmtKind::Load {
+                dst: v,
+                addr: src,
+                ty: *sc,
+            });
+            let dst = self.offset(to, *off);
+            self.emit(StmtKind::Store {
+                addr: dst,
+                value: Operand::Reg(v),
+                ty: *sc,
+            });
+        }
     }
 
     /// `for (i = 0; i < count; i++) body(i)`.

@@ -105,21 +105,7 @@ impl FnBuilder<'_, '_> {
             });
             let from = b.element(&copy, &Operand::Reg(j), esize);
             let to = b.element(&base, i, esize);
-            for (off, sc) in cells {
-                let src = b.offset(&from, *off);
-                let v = b.new_reg(None, *sc);
-                b.emit(StmtKind::Load {
-                    dst: v,
-                    addr: src,
-                    ty: *sc,
-                });
-                let dst = b.offset(&to, *off);
-                b.emit(StmtKind::Store {
-                    addr: dst,
-                    value: Operand::Reg(v),
-                    ty: *sc,
-                });
-            }
+            b.copy_cells(&from, &to, cells);
         });
         self.emit(StmtKind::Free { ptr: copy });
         self.emit(StmtKind::Free { ptr: perm });
