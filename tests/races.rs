@@ -13,10 +13,7 @@ mod common;
 
 use analysis::FrontendOptions;
 use common::gen;
-use explorer::concrete::{
-    self, replay, InputFallback, InputPolicy, RunConfig, RunOutcome, SchedulePolicy, UninitPolicy,
-    ViolationKind,
-};
+use explorer::concrete::{self, replay, RunOutcome, ViolationKind};
 use explorer::symbolic::{self, Checks, Config, SearchOutcome, Strategy, Verdict};
 use std::time::Duration;
 
@@ -30,25 +27,7 @@ fn env_or(name: &str, default: u64) -> u64 {
 /// Does some random or PCT run of `program` meet a data race? Returns the racing lines.
 fn concrete_race(program: &analysis::ir::Program, seed: u64, runs: u64) -> Option<(u32, u32)> {
     for run in 0..runs {
-        let run_seed = seed.wrapping_mul(1_000_003).wrapping_add(run);
-        let mut config = RunConfig::default();
-        config.schedule = if run % 2 == 0 {
-            SchedulePolicy::Random { seed: run_seed }
-        } else {
-            SchedulePolicy::Priority {
-                seed: run_seed,
-                changes: (run / 2 % 4) as u32,
-                horizon: 60,
-            }
-        };
-        config.inputs = InputPolicy {
-            values: Vec::new(),
-            fallback: InputFallback::Random { seed: run_seed },
-        };
-        config.uninit = UninitPolicy::Nondet;
-        config.max_steps = Some(3_000);
-        config.max_statements = 200_000;
-        config.detect_races = true;
+        let config = gen::race_run_config(seed, run);
         let Ok(e) = concrete::run(program, &config) else {
             continue;
         };

@@ -12,9 +12,7 @@ mod common;
 
 use analysis::FrontendOptions;
 use common::{files_with_ext, gen, project_root};
-use explorer::concrete::{
-    self, InputFallback, InputPolicy, RunConfig, RunOutcome, SchedulePolicy, UninitPolicy,
-};
+use explorer::concrete::{self, RunOutcome};
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -34,25 +32,7 @@ fn pair(a: u32, b: u32) -> (u32, u32) {
 fn concrete_races(program: &analysis::ir::Program, seed: u64, runs: u64) -> BTreeSet<(u32, u32)> {
     let mut found = BTreeSet::new();
     for run in 0..runs {
-        let run_seed = seed.wrapping_mul(1_000_003).wrapping_add(run);
-        let mut config = RunConfig::default();
-        config.schedule = if run % 2 == 0 {
-            SchedulePolicy::Random { seed: run_seed }
-        } else {
-            SchedulePolicy::Priority {
-                seed: run_seed,
-                changes: (run / 2 % 4) as u32,
-                horizon: 60,
-            }
-        };
-        config.inputs = InputPolicy {
-            values: Vec::new(),
-            fallback: InputFallback::Random { seed: run_seed },
-        };
-        config.uninit = UninitPolicy::Nondet;
-        config.max_steps = Some(3_000);
-        config.max_statements = 200_000;
-        config.detect_races = true;
+        let config = gen::race_run_config(seed, run);
         let Ok(e) = concrete::run(program, &config) else {
             continue;
         };

@@ -642,3 +642,30 @@ impl Gen {
         }
     }
 }
+
+/// Run `run` of a race-hunting series for `seed`: random schedules on even runs, PCT
+/// (0..3 change points) on odd ones, random inputs, nondeterministic uninitialized
+/// values, bounded length, the interpreter's race detector on.
+pub fn race_run_config(seed: u64, run: u64) -> explorer::concrete::RunConfig {
+    use explorer::concrete::{InputFallback, InputPolicy, RunConfig, SchedulePolicy, UninitPolicy};
+    let run_seed = seed.wrapping_mul(1_000_003).wrapping_add(run);
+    let mut config = RunConfig::default();
+    config.schedule = if run.is_multiple_of(2) {
+        SchedulePolicy::Random { seed: run_seed }
+    } else {
+        SchedulePolicy::Priority {
+            seed: run_seed,
+            changes: (run / 2 % 4) as u32,
+            horizon: 60,
+        }
+    };
+    config.inputs = InputPolicy {
+        values: Vec::new(),
+        fallback: InputFallback::Random { seed: run_seed },
+    };
+    config.uninit = UninitPolicy::Nondet;
+    config.max_steps = Some(3_000);
+    config.max_statements = 200_000;
+    config.detect_races = true;
+    config
+}
