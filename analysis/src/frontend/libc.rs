@@ -507,14 +507,8 @@ mod tests {
     /// Whether `program`, after glibc-like declarations, gets the kind-aware mutexes.
     fn mutex_kinds_linked(program: &str) -> bool {
         let text = format!(
-            "typedef union {{ struct {{ int __lock; unsigned int __count; int __owner; \
-             unsigned int __nusers; int __kind; }} __data; long __align; }} pthread_mutex_t;\n\
-             typedef union {{ char __size[4]; int __align; }} pthread_mutexattr_t;\n\
-             enum {{ PTHREAD_MUTEX_TIMED_NP, PTHREAD_MUTEX_RECURSIVE_NP, \
-             PTHREAD_MUTEX_NORMAL = PTHREAD_MUTEX_TIMED_NP, \
-             PTHREAD_MUTEX_RECURSIVE = PTHREAD_MUTEX_RECURSIVE_NP }};\n\
-             int pthread_mutexattr_settype(pthread_mutexattr_t *a, int k);\n\
-             pthread_mutexattr_t a;\n{program}"
+            "{}pthread_mutexattr_t a;\n{program}",
+            crate::lower::mutex_kinds::GLIBC_MUTEX_TYPES
         );
         let unit = crate::frontend::parse_preprocessed(text, "t.c").expect("parses");
         unit.linked.contains(MUTEX_KINDS)

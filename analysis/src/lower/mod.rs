@@ -21,7 +21,7 @@ mod floats;
 mod func;
 mod init;
 mod memfns;
-mod mutex_kinds;
+pub(crate) mod mutex_kinds;
 mod qsort;
 mod scanf;
 mod sprintf;

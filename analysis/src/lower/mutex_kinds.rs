@@ -78,6 +78,18 @@ impl FnBuilder<'_, '_> {
     }
 }
 
+/// glibc's mutex types as `gcc -E` shows them, for tests of the kind-aware mutexes: the
+/// unions, the type enum and `pthread_mutexattr_settype`.
+#[cfg(test)]
+pub(crate) const GLIBC_MUTEX_TYPES: &str =
+    "typedef union { struct { int __lock; unsigned int __count; int __owner; \
+     unsigned int __nusers; int __kind; } __data; long __align; } pthread_mutex_t;\n\
+     typedef union { char __size[4]; int __align; } pthread_mutexattr_t;\n\
+     enum { PTHREAD_MUTEX_TIMED_NP, PTHREAD_MUTEX_RECURSIVE_NP, \
+     PTHREAD_MUTEX_NORMAL = PTHREAD_MUTEX_TIMED_NP, \
+     PTHREAD_MUTEX_RECURSIVE = PTHREAD_MUTEX_RECURSIVE_NP };\n\
+     int pthread_mutexattr_settype(pthread_mutexattr_t *a, int k);\n";
+
 #[cfg(test)]
 mod tests {
     use crate::frontend::parse_preprocessed;
@@ -86,17 +98,11 @@ mod tests {
     /// `main` of `body` after glibc-like declarations, lowered.
     fn lower(body: &str) -> Program {
         let text = format!(
-            "typedef union {{ struct {{ int __lock; unsigned int __count; int __owner; \
-             unsigned int __nusers; int __kind; }} __data; long __align; }} pthread_mutex_t;\n\
-             typedef union {{ char __size[4]; int __align; }} pthread_mutexattr_t;\n\
-             enum {{ PTHREAD_MUTEX_TIMED_NP, PTHREAD_MUTEX_RECURSIVE_NP, \
-             PTHREAD_MUTEX_NORMAL = PTHREAD_MUTEX_TIMED_NP, \
-             PTHREAD_MUTEX_RECURSIVE = PTHREAD_MUTEX_RECURSIVE_NP }};\n\
-             int pthread_mutexattr_settype(pthread_mutexattr_t *a, int k);\n\
-             int pthread_mutex_lock(pthread_mutex_t *m);\n\
+            "{}int pthread_mutex_lock(pthread_mutex_t *m);\n\
              int pthread_mutex_unlock(pthread_mutex_t *m);\n\
              pthread_mutexattr_t a; pthread_mutex_t m;\n\
-             int main(void) {{ {body} pthread_mutex_lock(&m); return pthread_mutex_unlock(&m); }}"
+             int main(void) {{ {body} pthread_mutex_lock(&m); return pthread_mutex_unlock(&m); }}",
+            super::GLIBC_MUTEX_TYPES
         );
         let unit = parse_preprocessed(text, "t.c").expect("parses");
         crate::lower::lower(&unit, DataModel::Lp64).expect("lowers")
