@@ -11,11 +11,17 @@
 #   GCC_TIMEOUT=SECS  limit of one native run (default 10)
 #   CSMITH_EXTRA="…"  more csmith options, appended to the defaults below
 #   KEEP_ALL=1        keep the agreeing programs too (default: only the interesting ones)
+#   FLOAT=1           csmith's floating-point mode (`--float`), see below
 #
 # Each program is compiled with `gcc -w -O0` (x86-64, hence `--data-model lp64` for agx)
 # and run; programs gcc cannot build or run within GCC_TIMEOUT are not counted further.
 # Then `agx run --data-model lp64 -I<csmith include> FILE` runs it and the `checksum = …`
-# lines are compared. Counts printed: tried, gcc-ok, agx-supported, agreeing, disagreeing,
+# lines are compared. In FLOAT mode csmith hashes each float variable's bytes
+# (`transparent_crc_bytes(&x, sizeof(x), "x", flag)`), reading a float cell through a
+# `char *`, which agx does not model (type punning); the script rewrites each such call
+# into a line printing the value with round-trip precision (`%.9g` for a float, `%.17g`
+# for a double: the same digits only for the same bits, NaNs aside) for both gcc and agx,
+# and those lines are compared with the checksum. Counts printed: tried, gcc-ok, agx-supported, agreeing, disagreeing,
 # unsupported (by message), rejected otherwise, violations reported, timeouts, crashed.
 # Exit status: 1 if any program disagrees, gets a violation report or crashes agx, else 0.
 set -u
@@ -34,7 +40,20 @@ seed0=${SEED:-$(( (RANDOM << 15) | RANDOM ))}
 # said anyway), bit-fields, `#pragma pack` structs, unions (reading another member than the
 # one written is type punning, which the interpreter does not model). `main(void)`
 # because agx runs programs without arguments.
-csmith_opts="--no-float --no-bitfields --no-packed-struct --no-unions --no-argc ${CSMITH_EXTRA:-}"
+float_opt=--no-float
+[ "${FLOAT:-0}" = 1 ] && float_opt=--float
+csmith_opts="$float_opt --no-bitfields --no-packed-struct --no-unions --no-argc ${CSMITH_EXTRA:-}"
+
+# FLOAT mode: each `transparent_crc_bytes (&X, sizeof(X), "NAME", flag);` becomes a print
+# of X's value (a float is promoted to double, whose %.17g is exact for a float too).
+values_instead_of_bytes() {
+    perl -0pi -e 's/transparent_crc_bytes\s*\(\s*&([^,]+?),\s*sizeof\([^;]*?\),\s*("[^"]*")\s*,\s*[^;]*?\);/printf("value %s = %.17g\\n", $2, (double)($1));/g' "$1"
+}
+
+# The lines gcc's and agx's runs are compared on.
+compared() {
+    grep -E '^(checksum|value) ' "$1"
+}
 
 ensure_csmith() {
     if command -v csmith >/dev/null && [ -f /usr/include/csmith/csmith.h ]; then
@@ -87,6 +106,7 @@ for i in $(seq 1 "$n"); do
         continue
     fi
     tried=$((tried + 1))
+    [ "${FLOAT:-0}" = 1 ] && values_instead_of_bytes "$prog.c"
     if ! gcc -w -O0 -I"$inc" -o "$prog.gcc" "$prog.c" 2>/dev/null; then
         rm -f "$prog".*
         continue
@@ -108,7 +128,7 @@ for i in $(seq 1 "$n"); do
             # Not an answer: the run was cut short (raise it with AGX_MAX_STATEMENTS).
             bounded=$((bounded + 1))
             report BOUND "$prog.c" "$(grep -m1 'stopped at the bound' "$prog.agx.err")"
-        elif [ "$(grep '^checksum = ' "$prog.gcc.out")" = "$(grep '^checksum = ' "$prog.agx.out")" ]; then
+        elif [ "$(compared "$prog.gcc.out")" = "$(compared "$prog.agx.out")" ]; then
             agree=$((agree + 1))
             keep=${KEEP_ALL:-0}
         else

@@ -387,6 +387,26 @@ fn without_assertions_undefined_behaviour_is_the_goal() {
     assert_eq!(clean[0]["found_by"], "exhaustive", "{}", clean[0]);
 }
 
+/// A variadic argument read as another type is undefined behaviour like a bad pointer:
+/// the goal of a hunt without assertions, confirmed by a witness whose replay stops at the
+/// `va_arg` with that kind (not an assertion, not a reach goal of its own).
+#[test]
+fn a_va_arg_type_mismatch_is_undefined_behaviour() {
+    let file = "fixtures/hunt/va_arg_type.c";
+    let goals = hunt(file, &["--assertions"]);
+    assert_eq!(goals.len(), 1, "{goals:?}");
+    let g = &goals[0];
+    assert_eq!(g["kind"], "undefined-behaviour", "{g}");
+    assert_eq!(g["verdict"], "confirmed", "{g}");
+    let replayed = replay(file, &g["witness"], "va-arg-type");
+    let outcome = &replayed["outcome"];
+    assert_eq!(outcome["kind"], "va_arg_type", "{outcome}");
+    assert_eq!(
+        outcome["location"], "fixtures/hunt/va_arg_type.c:17",
+        "{outcome}"
+    );
+}
+
 /// Each goal is announced on stderr the moment it is decided (terminal or not), in the
 /// order decided, before the report on stdout; `--quiet` hides the announcements.
 #[test]

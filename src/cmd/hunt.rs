@@ -708,7 +708,7 @@ fn stmts_on_line(
 }
 
 fn is_error(program: &Program, s: StmtId) -> bool {
-    matches!(program.stmt(s), StmtRef::Term(t) if matches!(t.kind, TermKind::Error(_)))
+    matches!(program.stmt(s), StmtRef::Term(t) if matches!(&t.kind, TermKind::Error(f) if f.is_reach_goal()))
 }
 
 fn is_access(program: &Program, s: StmtId) -> bool {

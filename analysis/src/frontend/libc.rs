@@ -24,6 +24,7 @@ const FILES: &[(&str, &str)] = &[
     ("string.c", include_str!("../../libc/string.c")),
     ("stdlib.c", include_str!("../../libc/stdlib.c")),
     ("stdio.c", include_str!("../../libc/stdio.c")),
+    ("format.c", include_str!("../../libc/format.c")),
     ("unistd.c", include_str!("../../libc/unistd.c")),
     ("time.c", include_str!("../../libc/time.c")),
     ("pthread.c", include_str!("../../libc/pthread.c")),
@@ -55,6 +56,16 @@ pub const LOWERED: &[(&str, &[&str])] = &[
         &["__agx_put_str", "__agx_put_signed", "__agx_put_unsigned"],
     ),
 ];
+
+/// The marker [`Linked::used`] holds when a `printf`, `fprintf` or `sprintf` call has a
+/// format the front end does not lower piece by piece (not a literal; a `*` width; for
+/// sprintf, flags, width, precision or a float): the lowering then passes the arguments
+/// as to a variadic function and calls the model's run-time formatter
+/// ([`RUNTIME_FORMAT_ITEMS`], `format.c`).
+pub const RUNTIME_FORMAT: &str = "<runtime format>";
+
+/// The model's run-time formatters, linked with [`RUNTIME_FORMAT`].
+pub const RUNTIME_FORMAT_ITEMS: &[&str] = &["__agx_vprintf", "__agx_vsnprintf"];
 
 /// The marker [`Linked::used`] holds when the program uses mutex types other than
 /// normal: the lowering then sends the pthread mutex calls to the model's kind-aware
@@ -176,6 +187,10 @@ pub fn link(unit: &ast::TranslationUnit) -> Linked {
         linked.used.insert(MUTEX_KINDS.to_string());
         roots.extend(MUTEX_KIND_ITEMS.iter().map(|d| model.by_name[*d]));
     }
+    if uses.runtime_format {
+        linked.used.insert(RUNTIME_FORMAT.to_string());
+        roots.extend(RUNTIME_FORMAT_ITEMS.iter().map(|d| model.by_name[*d]));
+    }
     // Depth-first, callees first, so every item is declared before its use.
     let mut done = vec![false; model.items.len()];
     let mut order = Vec::new();
@@ -210,6 +225,8 @@ struct Uses {
     defined: HashSet<String>,
     /// Whether the program may use mutex types other than normal (see [`MUTEX_KINDS`]).
     mutex_kinds: bool,
+    /// Whether a formatted output call needs the run-time formatter (see [`RUNTIME_FORMAT`]).
+    runtime_format: bool,
 }
 
 impl<'ast> Visit<'ast> for Uses {
@@ -229,6 +246,7 @@ impl<'ast> Visit<'ast> for Uses {
                     .get(1)
                     .is_some_and(|a| names_normal_type(&a.node));
             }
+            self.runtime_format |= needs_runtime_format(&f.node.name, &c.arguments);
         }
         visit::visit_call_expression(self, c, span);
     }
@@ -282,6 +300,48 @@ impl<'ast> Visit<'ast> for Uses {
         }
         visit::visit_translation_unit(self, unit);
     }
+}
+
+/// Whether a call of `name` is formatted output the front end leaves to the model's
+/// run-time formatter: a format argument that is not a literal, one with a `*` width or
+/// precision, and for sprintf one beyond [`plain_sprintf_format`].
+fn needs_runtime_format(name: &str, args: &[lang_c::span::Node<ast::Expression>]) -> bool {
+    let at = match name {
+        "printf" => 0,
+        "fprintf" | "sprintf" => 1,
+        _ => return false,
+    };
+    match args.get(at).map(|a| &a.node) {
+        Some(ast::Expression::StringLiteral(s)) => {
+            let text = s.node.concat();
+            text.contains('*') || (name == "sprintf" && !plain_sprintf_format(&text))
+        }
+        Some(_) => true,
+        None => false,
+    }
+}
+
+/// Whether a sprintf format (as written, escapes included) has only the conversions the
+/// front end lowers to the model's pieces: `%%`, and `d i u x X o s c` with length
+/// modifiers, without flags, width or precision.
+pub fn plain_sprintf_format(text: &str) -> bool {
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            continue;
+        }
+        let mut conv = chars.next();
+        while matches!(conv, Some('h' | 'l' | 'z' | 'j' | 't')) {
+            conv = chars.next();
+        }
+        if !matches!(
+            conv,
+            Some('%' | 'd' | 'i' | 'u' | 'x' | 'X' | 'o' | 's' | 'c')
+        ) {
+            return false;
+        }
+    }
+    true
 }
 
 /// Whether a mutex type argument certainly names a normal mutex: 0 or a normal type's name.

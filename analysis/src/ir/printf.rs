@@ -202,11 +202,16 @@ fn split_exponent(a: f64, precision: usize) -> (String, i32) {
 
 /// `%g` of a non-negative finite `a`: `%e` when the exponent X (after rounding to P
 /// significant digits) is below -4 or at least P, else `%f` with P-1-X decimals; trailing
-/// zeros (and a trailing point) removed unless `#`.
+/// zeros (and a trailing point) removed unless `#`. glibc's one departure from C: when
+/// the rounding carries a value with exponent P-1 to P (`%#.2g` of 99.6), it prints `%e`
+/// with no decimals (`1.e+02`, not `1.0e+02`); only `#` shows it.
 fn general(a: f64, precision: usize, alt: bool) -> String {
     let p = precision.max(1);
     let (_, x) = split_exponent(a, p - 1);
-    let s = if x < -4 || x >= p as i32 {
+    let (_, unrounded) = split_exponent_shortest(a);
+    let s = if x == p as i32 && unrounded == x - 1 {
+        scientific(a, 0, alt)
+    } else if x < -4 || x >= p as i32 {
         scientific(a, p - 1, alt)
     } else {
         fixed(a, (p as i32 - 1 - x) as usize, alt)
@@ -218,6 +223,19 @@ fn general(a: f64, precision: usize, alt: bool) -> String {
         Some((m, e)) => format!("{}e{e}", strip_zeros(m)),
         None => strip_zeros(&s).to_string(),
     }
+}
+
+/// The decimal exponent of `a` itself (Rust's shortest round-trip digits never round a
+/// value across a power of ten, as the result must read back as `a`).
+fn split_exponent_shortest(a: f64) -> (String, i32) {
+    let s = format!("{a:e}");
+    let (mantissa, exp) = s
+        .split_once('e')
+        .expect("Rust's `e` format has an exponent");
+    (
+        mantissa.to_string(),
+        exp.parse().expect("Rust's exponent is an integer"),
+    )
 }
 
 /// `1.500` → `1.5`, `2.000` → `2`; a number without a point is unchanged.
@@ -277,6 +295,11 @@ mod tests {
             ("", 'g', 0.00001, "1e-05"),
             (".3", 'g', 9999.0, "1e+04"),
             ("#", 'g', 1.5, "1.50000"),
+            ("#.2", 'g', 99.6, "1.e+02"),
+            ("#.3", 'g', 999.6, "1.e+03"),
+            ("#.3", 'g', 99.96, "100."),
+            ("#.4", 'g', 99999.7, "1.000e+05"),
+            ("#.2", 'g', 0.0000996, "0.00010"),
             (".0", 'g', 0.5, "0.5"),
             ("", 'g', 0.30000000000000004, "0.3"),
             (".17", 'g', 0.30000000000000004, "0.30000000000000004"),

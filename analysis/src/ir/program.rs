@@ -188,6 +188,26 @@ impl Program {
         format!("{}:{}", self.file_name(span.file), span.line)
     }
 
+    /// Where a run that stopped at `at` stopped in the program's own terms: `at`
+    /// itself, or, inside the C library model, the innermost of `call_sites` (innermost
+    /// first) in the program's files; with the model's location as a note.
+    pub fn program_site(&self, at: Span, call_sites: &[Span]) -> (Span, Option<String>) {
+        let in_model = |s: &Span| {
+            self.file_name(s.file)
+                .starts_with(crate::frontend::libc::MODEL_DIR)
+        };
+        if !in_model(&at) {
+            return (at, None);
+        }
+        match call_sites.iter().find(|s| !in_model(s)) {
+            Some(&site) => (
+                site,
+                Some(format!("in agx's C library model at {}", self.location(at))),
+            ),
+            None => (at, None),
+        }
+    }
+
     pub fn stmt(&self, id: StmtId) -> StmtRef<'_> {
         let loc = self.stmt_locs[id.index()];
         let block = self.function(loc.func).block(loc.block);
@@ -201,13 +221,15 @@ impl Program {
         self.stmt_locs.len()
     }
 
-    /// Every `Error` terminator: the assertion and `reach_error` locations of the program.
+    /// Every `Error` terminator that is a reachability goal: the assertion and
+    /// `reach_error` locations of the program (not `va_arg` type checks, undefined
+    /// behaviour, nor the C library model's unsupported ends).
     pub fn error_sites(&self) -> Vec<&Terminator> {
         self.functions
             .iter()
             .flat_map(|f| f.blocks.iter())
             .map(|b| &b.term)
-            .filter(|t| matches!(t.kind, TermKind::Error(_)))
+            .filter(|t| matches!(&t.kind, TermKind::Error(f) if f.is_reach_goal()))
             .collect()
     }
 }

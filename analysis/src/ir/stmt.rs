@@ -399,6 +399,22 @@ pub enum Failure {
     Assertion { expr: String },
     /// `reach_error()` or `__VERIFIER_error()` was called.
     ReachError,
+    /// `va_arg(ap, T)` of an argument whose promoted type is not `T`: undefined
+    /// behaviour; `expr` is the `va_arg` as written.
+    VaArgType { expr: String },
+    /// Behaviour agx does not model, found only at run time (the C library model's
+    /// `__agx_unsupported("what")`, say a `%n` in a format read from memory): the
+    /// engines end the run as unsupported, never as a violation.
+    Unsupported { what: String },
+}
+
+impl Failure {
+    /// Whether this is a reachability goal: an assertion or `reach_error` (the goals of
+    /// `agx hunt --assertions`). Undefined behaviour is found with memory checks like
+    /// every other kind of it, and an unsupported end is no property.
+    pub fn is_reach_goal(&self) -> bool {
+        matches!(self, Failure::Assertion { .. } | Failure::ReachError)
+    }
 }
 
 impl fmt::Display for Failure {
@@ -406,6 +422,11 @@ impl fmt::Display for Failure {
         match self {
             Failure::Assertion { expr } => write!(f, "assertion `{expr}` failed"),
             Failure::ReachError => write!(f, "reach_error() called"),
+            Failure::VaArgType { expr } => write!(
+                f,
+                "`{expr}` reads a variadic argument of another type (undefined behaviour)"
+            ),
+            Failure::Unsupported { what } => write!(f, "unsupported: {what}"),
         }
     }
 }

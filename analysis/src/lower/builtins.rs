@@ -10,6 +10,7 @@ use super::expr::Val;
 use super::func::FnBuilder;
 use super::types::{CType, FuncType, IntType};
 use super::{LResult, Lowerer, Symbol};
+use crate::frontend::libc::RUNTIME_FORMAT;
 use crate::ir::*;
 use lang_c::ast::*;
 use lang_c::span::Node;
@@ -214,15 +215,19 @@ impl FnBuilder<'_, '_> {
             "__builtin_va_start" => return self.va_start(c).map(Some),
             "__builtin_va_copy" => return self.va_copy(c).map(Some),
             "__builtin_va_end" => return self.va_end(c).map(Some),
-            "vprintf" | "vfprintf" | "vsprintf" | "vsnprintf" | "vdprintf" | "vasprintf"
-                if !user_defined =>
-            {
-                // agx's printf lowers a literal format at compile time; a va_list's
-                // format and arguments are only known at run time.
-                return self.l.unsupported(
-                    c.span,
-                    format!("`{name}` (formatted output through a va_list)"),
-                );
+            // The C library model's: a double's bits, and the end of what it models.
+            "__agx_double_bits" => return self.double_bits(c).map(Some),
+            "__agx_unsupported" => {
+                let what = match args.first().map(|a| &a.node) {
+                    Some(Expression::StringLiteral(s)) => self.literal_text(s)?,
+                    _ => {
+                        return self
+                            .l
+                            .invalid(c.span, "`__agx_unsupported` takes a string literal")
+                    }
+                };
+                self.terminate(TermKind::Error(Failure::Unsupported { what }));
+                return Ok(Some(void_val()));
             }
             // The stream is evaluated and ignored: agx has one output.
             "fprintf" => return self.printf(c, 1).map(Some),
@@ -403,16 +408,23 @@ impl FnBuilder<'_, '_> {
             self.discard(a)?;
         }
         let args = &c.node.arguments[skip.min(c.node.arguments.len())..];
+        let runtime = self.l.unit.linked.contains(RUNTIME_FORMAT);
         let Some(Expression::StringLiteral(s)) = args.first().map(|a| &a.node) else {
+            if runtime && !args.is_empty() {
+                return self.runtime_printf(c, args);
+            }
             return self
                 .l
                 .unsupported(c.span, "printf with a non-literal format");
         };
         let text = self.literal_text(s)?;
         let Some(format) = parse_format(&text, self.l.dm) else {
+            if runtime && text.contains('*') {
+                return self.runtime_printf(c, args);
+            }
             return self
                 .l
-                .unsupported(s.span, format!("printf format {text:?} (only %d %i %u %x %X %o %s %c %p %f %F %e %E %g %G with flags, width and precision and l/ll/h/hh/z/j/t; no `*`, %a, %n or L)"));
+                .unsupported(s.span, format!("printf format {text:?} (only %d %i %u %x %X %o %s %c %p %f %F %e %E %g %G with flags, width (`*` too) and precision and l/ll/h/hh/z/j/t; no %a, %n or L)"));
         };
         let convs: Vec<Scalar> = format
             .iter()
@@ -465,6 +477,31 @@ impl FnBuilder<'_, '_> {
         });
         Ok(Val {
             op: Operand::Reg(dst),
+            ty: CType::int(),
+        })
+    }
+
+    /// `printf(fmt, ...)` whose format is known only at run time (or has a `*` width):
+    /// the arguments go to a variadic area as for a variadic function, and the C library
+    /// model's `__agx_vprintf` interprets the format (`format.c`).
+    fn runtime_printf(
+        &mut self,
+        c: &Node<CallExpression>,
+        args: &[Node<Expression>],
+    ) -> LResult<Val> {
+        let char_ptr = CType::ptr_to(CType::Int(IntType::CHAR));
+        let f = self.rvalue(&args[0])?;
+        let format = self.convert(f, &char_ptr, args[0].span)?;
+        let area = self.variadic_area(&args[1..])?;
+        self.at(c.span);
+        let op = self.call_model(
+            "__agx_vprintf",
+            CType::int(),
+            vec![char_ptr, CType::ptr_to(CType::Void)],
+            vec![format, area],
+        );
+        Ok(Val {
+            op,
             ty: CType::int(),
         })
     }

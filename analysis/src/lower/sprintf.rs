@@ -1,13 +1,16 @@
 //! `sprintf(buf, "literal format", ...)` with printf's simple conversions, lowered to
 //! calls of the C library model's pieces (`__agx_put_str`, `__agx_put_signed`,
 //! `__agx_put_unsigned`): each writes its text at the current end of `buf` and returns
-//! the new end; a NUL closes the string and the result is its length, as C's.
+//! the new end; a NUL closes the string and the result is its length, as C's. Other
+//! formats (flags, width, precision, floating point, a format that is not a literal) go
+//! to the model's run-time formatter (`format.c`), as do those of snprintf.
 
 use super::builtins::parse_format;
 use super::expr::Val;
 use super::func::FnBuilder;
 use super::types::{CType, IntType};
 use super::LResult;
+use crate::frontend::libc::RUNTIME_FORMAT;
 use crate::ir::*;
 use lang_c::ast::*;
 use lang_c::span::Node;
@@ -15,40 +18,56 @@ use lang_c::span::Node;
 impl FnBuilder<'_, '_> {
     pub(super) fn sprintf(&mut self, c: &Node<CallExpression>) -> LResult<Val> {
         let args = &c.node.arguments;
+        let runtime = self.l.unit.linked.contains(RUNTIME_FORMAT);
         let Some(Expression::StringLiteral(s)) = args.get(1).map(|a| &a.node) else {
+            if runtime && args.len() >= 2 {
+                return self.runtime_sprintf(c);
+            }
             return self
                 .l
                 .unsupported(c.span, "sprintf with a non-literal format");
         };
         let text = self.literal_text(s)?;
-        let Some(format) = parse_format(&text, self.l.dm).filter(|f| {
-            // No `%p`, no float, no flags, width or precision: the IR sprintf writes
-            // integers and strings only.
+        let parsed = parse_format(&text, self.l.dm);
+        if parsed.is_none() && !text.contains('*') {
+            return self.l.unsupported(
+                s.span,
+                format!("sprintf format {text:?} (no %a, %n, %p, L or wide characters)"),
+            );
+        }
+        if let Some(f) = &parsed {
+            let convs = f
+                .iter()
+                .filter(|p| matches!(p, FormatPiece::Conv { .. }))
+                .count();
+            if convs != args.len() - 2 {
+                return self.l.invalid(
+                    c.span,
+                    format!(
+                        "sprintf format has {convs} conversions, {} arguments given",
+                        args.len() - 2
+                    ),
+                );
+            }
+        }
+        // Integers and strings without flags, width or precision: the model's pieces.
+        let plain = parsed.filter(|f| {
             !f.iter().any(|p| match p {
                 FormatPiece::Conv { conv, arg, spec } => {
                     *conv == 'p' || matches!(arg, Scalar::Float { .. }) || !spec.is_plain()
                 }
                 FormatPiece::Text(_) => false,
             })
-        }) else {
+        });
+        let Some(format) = plain else {
+            if runtime {
+                return self.runtime_sprintf(c);
+            }
             return self.l.unsupported(
                 s.span,
                 format!("sprintf format {text:?} (only %d %i %u %x %X %o %s %c with l/ll/h/z; no flags, width, precision or floating point)"),
             );
         };
-        let convs = format
-            .iter()
-            .filter(|p| matches!(p, FormatPiece::Conv { .. }))
-            .count();
-        if convs != args.len() - 2 {
-            return self.l.invalid(
-                c.span,
-                format!(
-                    "sprintf format has {convs} conversions, {} arguments given",
-                    args.len() - 2
-                ),
-            );
-        }
         let char_ptr = CType::ptr_to(CType::Int(IntType::CHAR));
         let b = self.rvalue(&args[0])?;
         let buf = self.convert(b, &char_ptr, args[0].span)?;
@@ -145,6 +164,37 @@ impl FnBuilder<'_, '_> {
             ty: self.l.layout().long(true),
         };
         let op = self.convert(len, &CType::int(), c.span)?;
+        Ok(Val {
+            op,
+            ty: CType::int(),
+        })
+    }
+
+    /// `sprintf(buf, fmt, ...)` with a format the pieces do not cover: the arguments go
+    /// to a variadic area, and the C library model's `__agx_vsnprintf` interprets the
+    /// format at run time (`format.c`), with no size limit as sprintf has none.
+    fn runtime_sprintf(&mut self, c: &Node<CallExpression>) -> LResult<Val> {
+        let args = &c.node.arguments;
+        let char_ptr = CType::ptr_to(CType::Int(IntType::CHAR));
+        let b = self.rvalue(&args[0])?;
+        let buf = self.convert(b, &char_ptr, args[0].span)?;
+        let f = self.rvalue(&args[1])?;
+        let format = self.convert(f, &char_ptr, args[1].span)?;
+        let area = self.variadic_area(&args[2..])?;
+        let size_t = self.l.layout().size_t();
+        let unlimited = Operand::int(-1, size_t.scalar().expect("size_t"));
+        self.at(c.span);
+        let op = self.call_model(
+            "__agx_vsnprintf",
+            CType::int(),
+            vec![
+                char_ptr.clone(),
+                size_t,
+                char_ptr,
+                CType::ptr_to(CType::Void),
+            ],
+            vec![buf, unlimited, format, area],
+        );
         Ok(Val {
             op,
             ty: CType::int(),

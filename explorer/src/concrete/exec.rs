@@ -2,10 +2,11 @@
 //! `printf`) and the terminators.
 
 use super::machine::{Flow, Machine, Stop, ThreadState};
-use super::outcome::{Bound, InputSource, RunOutcome, ThreadId, ViolationKind};
+use super::outcome::{Bound, InputSource, RunOutcome, RuntimeError, ThreadId, ViolationKind};
 use super::value::{self, ArithError, Value};
 use analysis::ir::{
-    sign_extend, Callee, FuncId, Operand, RegId, Rvalue, Stmt, StmtKind, TermKind, Terminator,
+    sign_extend, Callee, Failure, FuncId, Operand, RegId, Rvalue, Stmt, StmtKind, TermKind,
+    Terminator,
 };
 
 impl<'p> Machine<'p> {
@@ -188,7 +189,21 @@ impl<'p> Machine<'p> {
                 return Ok(false);
             }
             TermKind::Error(failure) => {
-                let kind = ViolationKind::of_failure(failure);
+                let Some(kind) = ViolationKind::of_failure(failure) else {
+                    let what = match failure {
+                        Failure::Unsupported { what } => what.as_str(),
+                        _ => "",
+                    };
+                    let sites = self.call_sites(t);
+                    let (span, note) = self.prog.program_site(term.span, &sites);
+                    let what = match note {
+                        Some(note) => format!("{what} ({note})"),
+                        None => what.to_string(),
+                    };
+                    return Err(Stop::Error(RuntimeError::unsupported(
+                        self.prog, span, what,
+                    )));
+                };
                 return Err(self.violation(kind, failure.to_string()));
             }
             TermKind::Abort => {

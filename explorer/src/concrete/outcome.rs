@@ -146,13 +146,19 @@ pub enum ViolationKind {
     /// Two plain accesses to one memory cell by different threads, at least one a
     /// write, unordered by happens-before (only with race detection on).
     DataRace,
+    /// `va_arg(ap, T)` of an argument of another (promoted) type: undefined behaviour.
+    VaArgType,
 }
 
 impl ViolationKind {
-    pub fn of_failure(failure: &Failure) -> ViolationKind {
+    /// The violation a failure is; `None` for [`Failure::Unsupported`], which ends the
+    /// run as unsupported.
+    pub fn of_failure(failure: &Failure) -> Option<ViolationKind> {
         match failure {
-            Failure::Assertion { .. } => ViolationKind::Assertion,
-            Failure::ReachError => ViolationKind::ReachError,
+            Failure::Assertion { .. } => Some(ViolationKind::Assertion),
+            Failure::ReachError => Some(ViolationKind::ReachError),
+            Failure::VaArgType { .. } => Some(ViolationKind::VaArgType),
+            Failure::Unsupported { .. } => None,
         }
     }
 
@@ -174,6 +180,7 @@ impl ViolationKind {
             ViolationKind::JoinMisuse => "join misuse",
             ViolationKind::Deadlock => "deadlock",
             ViolationKind::DataRace => "data race",
+            ViolationKind::VaArgType => "va_arg type mismatch",
         }
     }
 }

@@ -118,7 +118,7 @@ fn evidence(
 }
 
 fn is_error_site(prog: &Program, s: StmtId) -> bool {
-    matches!(prog.stmt(s), StmtRef::Term(t) if matches!(t.kind, TermKind::Error(_)))
+    matches!(prog.stmt(s), StmtRef::Term(t) if matches!(&t.kind, TermKind::Error(f) if f.is_reach_goal()))
 }
 
 /// Confirms a reach goal met at statement `s` by thread `t` on `path`.

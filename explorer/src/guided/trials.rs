@@ -329,7 +329,7 @@ fn fill_trial_stats(stats: &mut HuntStats, r: &TrialResult) {
 }
 
 fn is_error_site(prog: &Program, s: analysis::ir::StmtId) -> bool {
-    matches!(prog.stmt(s), StmtRef::Term(t) if matches!(t.kind, TermKind::Error(_)))
+    matches!(prog.stmt(s), StmtRef::Term(t) if matches!(&t.kind, TermKind::Error(f) if f.is_reach_goal()))
 }
 
 /// Why no trial decided, in words: the bound or the exhausted refinements.

@@ -10,7 +10,7 @@ use super::twins::{ret_var, set_op};
 use super::value::{SVal, Twin, Unsupported};
 use super::Reason;
 use crate::concrete::ViolationKind;
-use analysis::ir::{Operand, TermKind, Terminator};
+use analysis::ir::{Failure, Operand, Span, TermKind, Terminator};
 impl<'p> Engine<'p> {
     pub(super) fn exec_term(
         &mut self,
@@ -66,12 +66,27 @@ impl<'p> Engine<'p> {
                 };
                 Flow::Park
             }
-            TermKind::Error(failure) => Flow::End(End::Violation {
-                kind: ViolationKind::of_failure(failure),
-                message: failure.to_string(),
-                span: term.span,
-                tid: t,
-            }),
+            TermKind::Error(failure) => match ViolationKind::of_failure(failure) {
+                Some(kind) => Flow::End(End::Violation {
+                    kind,
+                    message: failure.to_string(),
+                    span: term.span,
+                    tid: t,
+                }),
+                None => {
+                    let what = match failure {
+                        Failure::Unsupported { what } => what.as_str(),
+                        _ => "",
+                    };
+                    let sites = self.call_sites(st, t);
+                    let (span, note) = self.setup.prog.program_site(term.span, &sites);
+                    let note = note.map(|n| format!(" ({n})")).unwrap_or_default();
+                    Flow::End(End::Unsupported(format!(
+                        "{}: {what}{note}",
+                        self.location(span)
+                    )))
+                }
+            },
             TermKind::Abort | TermKind::Exit(_) => match self.eager_gap(st, t, k) {
                 Some(effect) => Flow::End(End::AssumeFalse {
                     gap: Some(format!(
@@ -181,6 +196,23 @@ impl<'p> Engine<'p> {
         for f in frames.iter().rev() {
             self.kill_slots(st, &f.slots, k);
         }
+    }
+
+    /// The spans of the calls thread `t` stands in, innermost first (a caller frame's
+    /// index has moved past its call statement).
+    fn call_sites(&self, st: &State, t: Tid) -> Vec<Span> {
+        let frames = &st.threads[t].frames;
+        let prog = self.setup.prog;
+        frames
+            .iter()
+            .take(frames.len().saturating_sub(1))
+            .rev()
+            .filter_map(|f| {
+                let block = prog.function(f.func).blocks.get(f.block as usize)?;
+                let at = (f.index as usize).checked_sub(1)?;
+                block.stmts.get(at).map(|s| s.span)
+            })
+            .collect()
     }
 
     /// Ends the lifetime of stack slots; pointers to them become dangling.

@@ -4,7 +4,7 @@
 use super::Val;
 use crate::ir::*;
 use crate::lower::func::FnBuilder;
-use crate::lower::types::CType;
+use crate::lower::types::{CType, IntType};
 use crate::lower::LResult;
 use lang_c::span::Span as AstSpan;
 
@@ -166,6 +166,26 @@ impl FnBuilder<'_, '_> {
         };
         self.at(c.span);
         let op = self.assign_tmp(s, Rvalue::Unary { op, ty: s, arg: x });
+        Ok(Val { op, ty })
+    }
+
+    /// `__agx_double_bits(x)` (the C library model's, for printing doubles): the IEEE
+    /// bits of `x` as an `unsigned long long`. Both engines hold a float as its bits, so
+    /// this is a copy into an integer register.
+    pub(crate) fn double_bits(
+        &mut self,
+        c: &lang_c::span::Node<lang_c::ast::CallExpression>,
+    ) -> LResult<Val> {
+        let [arg] = c.node.arguments.as_slice() else {
+            return self
+                .l
+                .invalid(c.span, "`__agx_double_bits` takes one argument");
+        };
+        let v = self.rvalue(arg)?;
+        let x = self.convert(v, &CType::Float(64), arg.span)?;
+        let ty = CType::Int(IntType::new(64, false));
+        self.at(c.span);
+        let op = self.assign_tmp(ty.scalar().expect("an integer"), Rvalue::Use(x));
         Ok(Val { op, ty })
     }
 }

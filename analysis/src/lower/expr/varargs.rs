@@ -10,7 +10,8 @@
 //! it as they check any memory access: reading past the last argument is an out-of-bounds
 //! read of the area, and a `T` that is not the
 //! argument's promoted type fails at the tag check (undefined behaviour in C, reported as
-//! an assertion failure instead of a silently wrong value).
+//! the violation `va_arg type mismatch`, a memory-safety/UB kind like division by zero,
+//! instead of a silently wrong value).
 
 use super::Val;
 use crate::ir::*;
@@ -47,7 +48,7 @@ pub(crate) fn promoted(ty: &CType) -> CType {
 impl FnBuilder<'_, '_> {
     /// Evaluates the extra arguments of a variadic call into a fresh area of the caller;
     /// returns its address.
-    pub(super) fn variadic_area(&mut self, extras: &[Node<Expression>]) -> LResult<Operand> {
+    pub(crate) fn variadic_area(&mut self, extras: &[Node<Expression>]) -> LResult<Operand> {
         let mut values = Vec::new();
         for a in extras {
             let v = self.rvalue(a)?;
@@ -219,11 +220,8 @@ impl FnBuilder<'_, '_> {
         let fail = self.new_block();
         self.branch(matches, ok, fail);
         self.switch_to(fail);
-        let expr = format!(
-            "va_arg(..., {}) reads an argument of that (promoted) type",
-            self.written_type(&v.node.type_name, &ty)
-        );
-        self.terminate(TermKind::Error(Failure::Assertion { expr }));
+        let expr = format!("va_arg(..., {})", self.written_type(&v.node.type_name, &ty));
+        self.terminate(TermKind::Error(Failure::VaArgType { expr }));
         self.switch_to(ok);
         let dst = self.new_reg(None, scalar);
         self.emit(StmtKind::Load {
@@ -305,7 +303,7 @@ mod tests {
         let fails = f
             .blocks
             .iter()
-            .filter(|b| matches!(&b.term.kind, TermKind::Error(Failure::Assertion { expr }) if expr.contains("double")))
+            .filter(|b| matches!(&b.term.kind, TermKind::Error(Failure::VaArgType { expr }) if expr.contains("double")))
             .count();
         assert_eq!(fails, 1);
     }
