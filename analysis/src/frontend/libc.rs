@@ -564,6 +564,51 @@ mod tests {
         );
     }
 
+    #[test]
+    fn model_bodies_have_no_comments() {
+        // The model is parsed as preprocessed text, where a comment is a syntax error.
+        for item in &model().items {
+            let body = item.text.split_once('{').map_or("", |(_, b)| b);
+            assert!(
+                !body.contains("//") && !body.contains("/*"),
+                "{} ({}:{}) has a comment in its body",
+                item.name,
+                item.file,
+                item.line
+            );
+        }
+    }
+
+    #[test]
+    fn sprintf_formats_beyond_the_pieces_need_the_runtime_formatter() {
+        assert!(plain_sprintf_format("\"%d-%s %lu %hhx %%\\n\""));
+        for format in [
+            "\"%5d\"", "\"%f\"", "\"%-d\"", "\"%.2s\"", "\"%p\"", "\"%*d\"",
+        ] {
+            assert!(!plain_sprintf_format(format), "{format}");
+        }
+    }
+
+    /// Whether a program's formatted output links the run-time formatter.
+    fn runtime_format_linked(main_body: &str) -> bool {
+        let text = format!(
+            "int printf(const char *, ...);\nint sprintf(char *, const char *, ...);\n\
+             int main(void) {{ char b[32]; const char *f = \"%d\"; {main_body} return 0; }}"
+        );
+        let unit = crate::frontend::parse_preprocessed(text, "t.c").expect("parses");
+        unit.linked.contains(RUNTIME_FORMAT)
+    }
+
+    #[test]
+    fn only_formats_the_front_end_cannot_lower_link_the_runtime_formatter() {
+        assert!(!runtime_format_linked("printf(\"%5.2f %s\", 1.0, b);"));
+        assert!(!runtime_format_linked("sprintf(b, \"%d-%s\", 1, b);"));
+        assert!(runtime_format_linked("printf(f, 1);"));
+        assert!(runtime_format_linked("printf(\"%*d\", 3, 1);"));
+        assert!(runtime_format_linked("sprintf(b, \"%.2f\", 1.0);"));
+        assert!(runtime_format_linked("sprintf(b, f, 1);"));
+    }
+
     /// Whether `program`, after glibc-like declarations, gets the kind-aware mutexes.
     fn mutex_kinds_linked(program: &str) -> bool {
         let text = format!(
