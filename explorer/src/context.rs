@@ -126,6 +126,46 @@ pub struct StartPoint {
     /// by thread).
     #[serde(default)]
     pub maybe_held: Vec<HeldLock>,
+    /// A `pthread_cond_wait` on the start line: the thread may already wait in it.
+    #[serde(default)]
+    pub waiter: Option<WaitStart>,
+    /// Pointer registers never null at the point: an unchanged parameter that every
+    /// call passes an address (`Context::non_null`).
+    #[serde(default)]
+    pub non_null: Vec<RegId>,
+}
+
+/// A thread whose start line calls `pthread_cond_wait(cond, mutex)` (§4.2 of the paper:
+/// initial contexts with a nonempty wait queue). Real runs stand at that line either
+/// before the wait (the start point as such, holding `mutex`) or inside it: queued on
+/// `cond` with `mutex` released, re-acquired on wake-up. An input of the initial state
+/// chooses (1: waiting), read for every such thread after the may-held choices, with a
+/// second input, the thread's *timestamp*: the initial waiters of one condition are
+/// queued in the order of their timestamps (ties by thread order), so every order of the
+/// queue is an initial state, and a signal wakes the first (the paper's matching of
+/// symbolic timestamps, `x_i < x_k` iff `t_i` precedes `t_k`). Without an initial
+/// waiter, two threads started at such a line would both hold `mutex`: no state.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WaitStart {
+    /// The wait statement, at `index` of `block` (the waiter resumes after it).
+    pub stmt: StmtId,
+    pub block: u32,
+    pub index: u32,
+    pub cond: HeldLock,
+    pub mutex: HeldLock,
+    /// The register the wait's result goes to (0, as after a wake-up).
+    pub dst: Option<RegId>,
+    /// The mutexes held on every path to the wait, but `mutex`: the waiter holds them
+    /// (instead of [`StartPoint::held`]).
+    pub held: Vec<HeldLock>,
+}
+
+/// Input values of a start's choices (maybe-held locks, initial waiters).
+pub mod choice {
+    /// Not held / not waiting.
+    pub const NO: u64 = 0;
+    /// Held / waiting.
+    pub const YES: u64 = 1;
 }
 
 /// The value a live register has at a thread's start point.
@@ -148,8 +188,9 @@ impl RegStart {
     }
 }
 
-/// How the function names a mutex it holds at a start point: a register (unchanged
-/// since the lock) or a constant address (a global, or a slot of this activation).
+/// How the function names a mutex it holds at a start point (or the condition variable
+/// it waits on): a register (unchanged since the lock) or a constant address (a global,
+/// or a slot of this activation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HeldLock {
@@ -238,6 +279,10 @@ impl Context {
             };
             start.held.clear();
             start.maybe_held.clear();
+            start.non_null.clear();
+            if let Some(w) = &mut start.waiter {
+                w.held.clear();
+            }
             let func = prog.function(f);
             for (reg, init) in &mut start.regs {
                 if let (RegStart::Known(_), Scalar::Int { bits, signed }) =
@@ -252,6 +297,12 @@ impl Context {
     /// Where thread `i` starts, when not at its function's entry.
     pub fn start(&self, i: usize) -> Option<&StartPoint> {
         self.starts.get(i).and_then(Option::as_ref)
+    }
+
+    /// The threads that may start as waiters (§4.2), in thread order: the order both
+    /// engines read their choice and timestamp inputs in.
+    pub fn waiters(&self) -> impl Iterator<Item = (usize, &WaitStart)> {
+        (0..self.threads.len()).filter_map(|t| Some((t, self.start(t)?.waiter.as_ref()?)))
     }
 
     pub fn is_fixed(&self, obj: ObjId) -> bool {
@@ -301,6 +352,29 @@ pub fn candidates(
                 }
             }
             Target::Unmodelled(why) => out.push(Candidate::Unmodelled(why.clone())),
+        }
+    }
+    out
+}
+
+/// The order of initial waiters on one condition: by timestamp, ties by thread order.
+pub fn waiter_order(mut waiters: Vec<(usize, u64)>) -> Vec<usize> {
+    waiters.sort_by_key(|&(t, stamp)| (stamp, t));
+    waiters.into_iter().map(|(t, _)| t).collect()
+}
+
+/// Every order of `items` (the permutations, in lexicographic order of positions).
+pub fn orders(items: &[usize]) -> Vec<Vec<usize>> {
+    if items.len() <= 1 {
+        return vec![items.to_vec()];
+    }
+    let mut out = Vec::new();
+    for (i, &first) in items.iter().enumerate() {
+        let mut rest = items.to_vec();
+        rest.remove(i);
+        for mut tail in orders(&rest) {
+            tail.insert(0, first);
+            out.push(tail);
         }
     }
     out
@@ -369,6 +443,14 @@ mod tests {
         }];
         let c = candidates(&targets, true, |_| 0);
         assert!(matches!(c[1], Candidate::Unmodelled(_)));
+    }
+
+    #[test]
+    fn waiters_queue_by_timestamp_then_thread() {
+        assert_eq!(waiter_order(vec![(0, 5), (1, 2), (2, 5)]), vec![1, 0, 2]);
+        assert_eq!(orders(&[3, 4, 5]).len(), 6);
+        assert_eq!(orders(&[3, 4]), vec![vec![3, 4], vec![4, 3]]);
+        assert_eq!(orders(&[7]), vec![vec![7]]);
     }
 
     #[test]

@@ -39,19 +39,28 @@ impl Driver {
             facts,
             pt: &analysis.points_to,
         };
+        let non_null = view.non_null_params(&funcs);
         let mut starts = Vec::new();
         for (i, name) in entries.iter().enumerate() {
             let start = match from.get(i).and_then(Option::as_ref) {
-                Some(loc) => Some(self.start_point(name, loc, |f, r| view.reg_targets(f, r))?),
+                Some(loc) => {
+                    let mut start = self.start_point(name, loc, |f, r| view.reg_targets(f, r))?;
+                    start.non_null = non_null_regs(program.function(funcs[i]), &start, &non_null);
+                    Some(start)
+                }
                 None => None,
             };
             starts.extend(std::iter::repeat_n(start, copies as usize));
         }
         // A thread past its entry may have written globals already: the definitions
-        // that reach the creation sites need not reach its start.
+        // that reach the creation sites need not reach its start. Barriers keep their
+        // count and no arrivals (`context_barrier`).
         let mid = starts.iter().any(Option::is_some);
         let (known_cells, initialized) = if mid {
-            (Vec::new(), Vec::new())
+            (
+                super::context_barrier::barrier_cells(program, &threads),
+                Vec::new(),
+            )
         } else {
             view.must_reach(&funcs, copies)
         };
@@ -61,7 +70,7 @@ impl Driver {
         fixed.dedup();
         Ok(Context {
             params: view.params(&funcs),
-            non_null: view.non_null_params(&funcs),
+            non_null,
             cells: view.cells(false),
             any_cells: view.any_cells(),
             fixed,
@@ -70,6 +79,24 @@ impl Driver {
             starts: if mid { starts } else { Vec::new() },
         })
     }
+}
+
+/// The pointer registers of a start that hold an unchanged parameter never null at
+/// the entry (a must-reach definition, §2.3).
+fn non_null_regs(
+    func: &analysis::ir::Function,
+    start: &explorer::context::StartPoint,
+    non_null: &[(FuncId, u32)],
+) -> Vec<analysis::ir::RegId> {
+    start
+        .regs
+        .iter()
+        .filter(|(_, init)| matches!(init, explorer::context::RegStart::Pointer(_)))
+        .filter_map(|&(r, _)| {
+            let i = super::locksets::param_of(func, r)?;
+            non_null.contains(&(func.id, i)).then_some(r)
+        })
+        .collect()
 }
 
 /// Threads of one function that a creation site on a cycle stands for in

@@ -11,18 +11,26 @@
 //!   generates `(r, c)` for `r = c` and kills every pair of a register it writes;
 //! - *must-held locks*: the mutex operands locked on every path and neither unlocked
 //!   nor redefined since, by the same meet (intersection). An unlock through another
-//!   operand, or a call (the callee may unlock), drops every lock: this under-
-//!   approximates the held set, so the initial state keeps at least every state a real
-//!   run can reach there (holding fewer locks constrains less);
-//! - *may-held locks* (§4.4): the operands locked on some path and not unlocked through
-//!   the same operand since (union at joins); the start forks over holding each one
-//!   that is not must-held.
+//!   operand drops every lock, a call every lock but those the callee must acquire:
+//!   this under-approximates the held set, so the initial state keeps at least every
+//!   state a real run can reach there (holding fewer locks constrains less);
+//! - *may-held locks* (§4.4): the operands locked on some path, here or in a callee, and
+//!   not unlocked through the same operand since (union at joins); the start forks over
+//!   holding each one that is not must-held. Both lockset analyses and the callees'
+//!   summaries (L+ may-acquire, L- must-release) are in `locksets`.
+//!
+//! A line with a `pthread_cond_wait(c, m)` (alone, or in a one-line wait loop) also
+//! offers the thread as an *initial waiter* (§4.2, `WaitStart`): parked after the wait,
+//! queued on `c`, `m` released, holding the locks must-held at the wait but `m`. Its
+//! frame has the registers live at the line or after the wait, and the constants that
+//! must reach both points.
 
 use super::location::{Lines, Location};
+use super::locksets::{forward, held_lock, Locksets};
 use super::Driver;
 use analysis::ir::{Function, Operand, RegId, Rvalue, Scalar, StmtId, StmtKind, SyncOp, TermKind};
 use anyhow::{bail, Result};
-use explorer::context::{HeldLock, RegStart, StartPoint, Target};
+use explorer::context::{HeldLock, RegStart, StartPoint, Target, WaitStart};
 use std::collections::{BTreeMap, BTreeSet};
 
 impl Driver {
@@ -49,9 +57,32 @@ impl Driver {
                  belong to other functions)"
             );
         };
-        let live = live_at(func, block, index);
-        let held = must_held(func, block, index);
-        let known = must_constants(func, block, index);
+        let locksets = Locksets::new(program);
+        let mut live = live_at(func, block, index);
+        let held = locksets.must_held(func, block, index);
+        let mut known = must_constants(func, block, index);
+        let waiter = on_line
+            .iter()
+            .filter_map(|&s| position(func, s))
+            .find_map(|(s, b, i)| wait_start(&locksets, func, s, b, i));
+        if let Some(w) = &waiter {
+            // One frame serves both: the registers live at the line or after the wait
+            // (and the wait's operands), constants only where both points agree.
+            let (b, i) = (w.block as usize, w.index as usize);
+            let after = live_at(func, b, i + 1);
+            let operands = [w.cond, w.mutex].into_iter().filter_map(|l| match l {
+                HeldLock::Reg(r) => Some(r),
+                HeldLock::Addr { .. } => None,
+            });
+            live.extend(
+                after
+                    .into_iter()
+                    .chain(operands)
+                    .filter(|&r| Some(r) != w.dst),
+            );
+            let at_wait = must_constants(func, b, i);
+            known.retain(|r, c| at_wait.get(r) == Some(c));
+        }
         let regs = live
             .into_iter()
             .map(|r| {
@@ -75,12 +106,46 @@ impl Driver {
             location: loc.to_string(),
             regs,
             held: held.iter().copied().collect(),
-            maybe_held: may_held(func, block, index)
+            maybe_held: locksets
+                .may_held(func, block, index)
                 .difference(&held)
                 .copied()
                 .collect(),
+            waiter,
+            non_null: Vec::new(),
         })
     }
+}
+
+/// The initial waiter of the `pthread_cond_wait` at `(block, index)` (§4.2), if `s` is
+/// one on operands the start can name: the mutexes held on every path to it, but the
+/// wait's own.
+fn wait_start(
+    locksets: &Locksets,
+    func: &Function,
+    s: StmtId,
+    block: usize,
+    index: usize,
+) -> Option<WaitStart> {
+    let StmtKind::Sync {
+        dst,
+        op: SyncOp::CondWait { cond, mutex },
+    } = &func.blocks[block].stmts.get(index)?.kind
+    else {
+        return None;
+    };
+    let (cond, mutex) = (held_lock(cond)?, held_lock(mutex)?);
+    let mut held = locksets.must_held(func, block, index);
+    held.remove(&mutex);
+    Some(WaitStart {
+        stmt: s,
+        block: block as u32,
+        index: index as u32,
+        cond,
+        mutex,
+        dst: *dst,
+        held: held.into_iter().collect(),
+    })
 }
 
 /// `(statement, block, index)` of `s` in `func`, the terminator at the block's length.
@@ -152,52 +217,6 @@ fn live_at(func: &Function, block: usize, index: usize) -> BTreeSet<RegId> {
     live_through(func, block, index, &live_out(&live_in, block))
 }
 
-/// A forward analysis from the function's entry (`meet`: intersection for a must
-/// analysis, union for a may one), the fact before statement `index` of `block`.
-/// `None` stands for "no path yet".
-fn forward<T: Clone + PartialEq>(
-    func: &Function,
-    (block, index): (usize, usize),
-    entry: T,
-    meet: impl Fn(&T, &T) -> T,
-    transfer: impl Fn(&mut T, &StmtKind),
-) -> T {
-    let n = func.blocks.len();
-    let through = |fact: &T, b: usize, upto: usize| {
-        let mut f = fact.clone();
-        for s in &func.blocks[b].stmts[..upto.min(func.blocks[b].stmts.len())] {
-            transfer(&mut f, &s.kind);
-        }
-        f
-    };
-    let mut ins: Vec<Option<T>> = vec![None; n];
-    ins[0] = Some(entry.clone());
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for b in 0..n {
-            let Some(fact) = ins[b].clone() else { continue };
-            let out = through(&fact, b, usize::MAX);
-            for s in func.blocks[b].term.kind.successors() {
-                let s = s.index();
-                let next = match &ins[s] {
-                    None => out.clone(),
-                    Some(old) => meet(old, &out),
-                };
-                let next = if s == 0 { meet(&next, &entry) } else { next };
-                if ins[s].as_ref() != Some(&next) {
-                    ins[s] = Some(next);
-                    changed = true;
-                }
-            }
-        }
-    }
-    match &ins[block] {
-        Some(fact) => through(fact, block, index),
-        None => entry,
-    }
-}
-
 /// R_local: registers every path to the point assigns a constant last.
 fn must_constants(func: &Function, block: usize, index: usize) -> BTreeMap<RegId, u64> {
     forward(
@@ -225,87 +244,6 @@ fn must_constants(func: &Function, block: usize, index: usize) -> BTreeMap<RegId
             };
         },
     )
-}
-
-/// The mutex operands held on every path to the point (§4.3's locksets, must-held).
-fn must_held(func: &Function, block: usize, index: usize) -> BTreeSet<HeldLock> {
-    forward(
-        func,
-        (block, index),
-        BTreeSet::new(),
-        |a, b| a.intersection(b).copied().collect(),
-        |held, kind| {
-            match kind {
-                StmtKind::Sync {
-                    op: SyncOp::MutexLock { mutex },
-                    ..
-                } => {
-                    if let Some(l) = held_lock(mutex) {
-                        held.insert(l);
-                    }
-                }
-                StmtKind::Sync {
-                    op: SyncOp::MutexUnlock { mutex },
-                    ..
-                } => {
-                    let named = held_lock(mutex);
-                    if !named.is_some_and(|l| held.remove(&l)) {
-                        held.clear();
-                    }
-                }
-                StmtKind::Call { .. } => held.clear(),
-                _ => {}
-            }
-            if let Some(d) = kind.def() {
-                held.remove(&HeldLock::Reg(d));
-            }
-        },
-    )
-}
-
-/// The mutex operands locked on some path to the point and not unlocked through the
-/// same operand since (§4.4's may-held locksets, intra-procedural): a thread may hold
-/// them, so the start forks over holding each of those not held on every path.
-/// Known gaps: locks a callee takes, and a lock whose register is redefined.
-fn may_held(func: &Function, block: usize, index: usize) -> BTreeSet<HeldLock> {
-    forward(
-        func,
-        (block, index),
-        BTreeSet::new(),
-        |a, b| a.union(b).copied().collect(),
-        |held, kind| {
-            match kind {
-                StmtKind::Sync {
-                    op: SyncOp::MutexLock { mutex } | SyncOp::MutexTryLock { mutex },
-                    ..
-                } => {
-                    if let Some(l) = held_lock(mutex) {
-                        held.insert(l);
-                    }
-                }
-                StmtKind::Sync {
-                    op: SyncOp::MutexUnlock { mutex },
-                    ..
-                } => {
-                    if let Some(l) = held_lock(mutex) {
-                        held.remove(&l);
-                    }
-                }
-                _ => {}
-            }
-            if let Some(d) = kind.def() {
-                held.remove(&HeldLock::Reg(d));
-            }
-        },
-    )
-}
-
-fn held_lock(op: &Operand) -> Option<HeldLock> {
-    match *op {
-        Operand::Reg(r) => Some(HeldLock::Reg(r)),
-        Operand::Addr { obj, offset } => Some(HeldLock::Addr { obj, offset }),
-        _ => None,
-    }
 }
 
 #[cfg(test)]
@@ -413,6 +351,63 @@ int main(void) { return 0; }
         // Path-insensitive: the path that locks `other` and skips its unlock is kept.
         assert_eq!(at(&d, "worker", 13).maybe_held, p.maybe_held);
         assert!(at(&d, "worker", 7).held.is_empty());
+    }
+
+    fn fixture(name: &str) -> Driver {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/context")
+            .join(name);
+        let program = analysis::load_program(&path, &Default::default());
+        Driver::new(program.expect("the fixture lowers"))
+    }
+
+    fn global(d: &Driver, name: &str) -> HeldLock {
+        let obj = d.program().objects.iter().find(|o| o.name == name);
+        HeldLock::Addr {
+            obj: obj.expect("a global of that name").id,
+            offset: 0,
+        }
+    }
+
+    #[test]
+    fn paper_figure_1_t2_holds_b_lock_at_its_start_and_t1_nothing() {
+        let d = fixture("paper_figure1.c");
+        let b = reg(&d, "Bar", "b");
+        assert_eq!(at(&d, "Bar", 36).held, vec![HeldLock::Reg(b)]);
+        let foo = at(&d, "Foo", 26);
+        assert!(foo.held.is_empty() && foo.maybe_held.is_empty(), "{foo:?}");
+    }
+
+    #[test]
+    fn locks_taken_and_given_back_in_callees_are_renamed_to_the_arguments() {
+        let d = fixture("maybe_held_callee.c");
+        let m = global(&d, "m");
+        // `take(&m)` on every path: must-acquire.
+        let taken = at(&d, "holder", 35);
+        assert_eq!(taken.held, vec![m]);
+        // `maybe_take(&m, flag)`: may-acquire only.
+        let maybe = at(&d, "holder2", 44);
+        assert!(maybe.held.is_empty(), "{maybe:?}");
+        assert_eq!(maybe.maybe_held, vec![m]);
+        // `give(&m)` after `take(&m)`: must-release.
+        let given = at(&d, "holder", 38);
+        assert!(
+            given.held.is_empty() && given.maybe_held.is_empty(),
+            "{given:?}"
+        );
+    }
+
+    #[test]
+    fn a_wait_line_offers_an_initial_waiter_holding_the_other_locks() {
+        let d = fixture("cond_waiter_order.c");
+        let (c, m) = (global(&d, "c"), global(&d, "m"));
+        let p = at(&d, "first", 21);
+        assert_eq!(p.held, vec![m]);
+        let w = p.waiter.expect("a waiter at the wait line");
+        assert_eq!((w.cond, w.mutex), (c, m));
+        assert!(w.held.is_empty(), "{w:?}");
+        // The producer's line has no wait.
+        assert!(at(&d, "producer", 40).waiter.is_none());
     }
 
     #[test]

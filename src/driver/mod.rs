@@ -16,10 +16,12 @@
 pub mod abstraction;
 pub mod budget;
 pub mod context;
+mod context_barrier;
 mod context_from;
 pub mod impact;
 pub mod incremental;
 pub mod location;
+mod locksets;
 
 pub use abstraction::RulesAbstraction;
 pub use budget::{Budget, Overrun};

@@ -2,14 +2,16 @@
 //! parameters, globals of the initial state, and the reads of unwritten initial cells,
 //! in the order the symbolic engine (`symbolic::context`) reads them.
 
-use super::machine::{Flow, Machine, StaticObj, Stop};
+use super::machine::{Addr, Flow, Machine, StaticObj, Stop, ThreadState};
 use super::memory::Origin;
 use super::outcome::{InputSource, RunOutcome, ThreadId};
 use super::value::Value;
 use crate::context::{
-    candidates, AbsObj, Candidate, CellOwner, Context, HeldLock, RegStart, StartPoint, Target,
+    candidates, choice, waiter_order, AbsObj, Candidate, CellOwner, Context, HeldLock, RegStart,
+    StartPoint, Target, WaitStart,
 };
 use analysis::ir::{ObjectKind, Scalar};
+use std::collections::BTreeMap;
 
 impl<'p> Machine<'p> {
     /// Globals become objects of the initial state; each entry thread is spawned with
@@ -50,15 +52,105 @@ impl<'p> Machine<'p> {
                 None => self.initial_params(t, ctx)?,
             }
         }
-        for (i, &t) in threads.iter().enumerate() {
+        let mut maybe = Vec::new();
+        for (i, _) in threads.iter().enumerate() {
             if let Some(start) = ctx.start(i) {
-                self.take_held_locks(t, start)?;
+                maybe.push((i, self.maybe_held_choice(start)?));
             }
         }
+        let mut waiting = Vec::new();
+        for (i, w) in ctx.waiters() {
+            let chosen = self.choice_input()?;
+            let stamp = self.choice_input()?;
+            if chosen == choice::YES {
+                waiting.push((i, w, stamp));
+            } else if chosen != choice::NO {
+                return Err(self.unsupported(format!(
+                    "the initial state's wait choice {chosen} is neither 0 nor 1"
+                )));
+            }
+        }
+        let mut queues: BTreeMap<Addr, Vec<(usize, u64)>> = BTreeMap::new();
+        for &(i, w, stamp) in &waiting {
+            let cond = self.start_wait(threads[i], w)?;
+            queues.entry(cond).or_default().push((i, stamp));
+        }
+        for (i, chosen) in maybe {
+            let start = ctx
+                .start(i)
+                .expect("a thread with maybe-held choices has a start");
+            self.take_held_locks(threads[i], start, chosen)?;
+        }
+        for (cond, waiters) in queues {
+            let queue = waiter_order(waiters).into_iter().map(|i| threads[i]);
+            self.conds.insert(cond, queue.collect());
+        }
         for t in threads {
-            self.run_local(t)?;
+            if !matches!(self.threads[t.index()].state, ThreadState::Waiting { .. }) {
+                self.run_local(t)?;
+            }
         }
         Ok(())
+    }
+
+    /// The next input of the initial state as a choice (a `u32`).
+    fn choice_input(&mut self) -> Flow<u64> {
+        let Value::Int(v) = self.input(Scalar::U32, InputSource::Initial)? else {
+            unreachable!("inputs are integers")
+        };
+        Ok(v)
+    }
+
+    /// The maybe-held mutexes of a start that its inputs choose to hold.
+    fn maybe_held_choice(&mut self, start: &StartPoint) -> Flow<Vec<HeldLock>> {
+        let mut chosen = Vec::new();
+        for &lock in &start.maybe_held {
+            match self.choice_input()? {
+                choice::NO => {}
+                choice::YES => chosen.push(lock),
+                other => {
+                    return Err(self.unsupported(format!(
+                        "the initial state's lock choice {other} is neither 0 nor 1"
+                    )))
+                }
+            }
+        }
+        Ok(chosen)
+    }
+
+    /// Thread `t` parked inside the wait of its start line (§4.2): after the wait, its
+    /// result 0, its mutex released. The condition's address, to queue it on.
+    fn start_wait(&mut self, t: ThreadId, w: &WaitStart) -> Flow<Addr> {
+        let (Some(cond), Some(mutex)) = (
+            self.held_lock_addr(t, w.cond)?,
+            self.held_lock_addr(t, w.mutex)?,
+        ) else {
+            // A wait on a non-pointer faults: no thread waits there.
+            let span = self.prog.stmt(w.stmt).span();
+            return Err(Stop::end(RunOutcome::AssumeViolated { thread: t, span }));
+        };
+        let frame = self.top_mut(t);
+        frame.block = w.block as usize;
+        frame.index = w.index as usize + 1;
+        if let Some(dst) = w.dst {
+            self.set_reg(t, dst, Value::Int(0));
+        }
+        let span = self.prog.stmt(w.stmt).span();
+        self.threads[t.index()].state = ThreadState::Waiting {
+            cond,
+            mutex,
+            stmt: w.stmt,
+            span,
+        };
+        Ok(cond)
+    }
+
+    /// The mutex thread `t` waits to re-acquire, when it starts as a waiter.
+    fn wait_mutex(&self, t: ThreadId) -> Option<Addr> {
+        match self.threads[t.index()].state {
+            ThreadState::Waiting { mutex, .. } => Some(mutex),
+            _ => None,
+        }
     }
 
     /// Thread `t`'s parameters from the initial state, in order.
@@ -108,55 +200,29 @@ impl<'p> Machine<'p> {
                 RegStart::Input { bits, signed } => {
                     self.input(RegStart::input_type(*bits, *signed), InputSource::Initial)?
                 }
-                RegStart::Pointer(targets) => self.initial_pointer(targets, true)?,
+                RegStart::Pointer(targets) => {
+                    self.initial_pointer(targets, !start.non_null.contains(reg))?
+                }
             };
             self.set_reg(t, *reg, v);
         }
         Ok(())
     }
 
-    /// Thread `t` takes the mutexes its start point holds; an initial state where
-    /// another thread holds one already (or the address is no object) is infeasible.
-    fn take_held_locks(&mut self, t: ThreadId, start: &StartPoint) -> Flow {
-        let mut held = start.held.clone();
-        for &lock in &start.maybe_held {
-            let Value::Int(choice) = self.input(Scalar::U32, InputSource::Initial)? else {
-                unreachable!("inputs are integers")
-            };
-            match choice {
-                0 => {}
-                1 => held.push(lock),
-                _ => {
-                    return Err(self.unsupported(format!(
-                        "the initial state's lock choice {choice} is neither 0 nor 1"
-                    )))
-                }
-            }
-        }
-        for lock in &held {
-            let addr = match *lock {
-                HeldLock::Reg(r) => match self.top_mut(t).regs[r.index()] {
-                    Value::Ptr { obj, offset } => u64::try_from(offset).ok().map(|o| (obj, o)),
-                    _ => None,
-                },
-                HeldLock::Addr { obj, offset } => {
-                    let frame = self.top_mut(t);
-                    match frame.func.slots.iter().position(|&s| s == obj) {
-                        Some(i) => Some((frame.slots[i], offset)),
-                        None => match self.statics[obj.index()] {
-                            StaticObj::Global(r) => Some((r, offset)),
-                            _ => {
-                                let name = &self.prog.object(obj).name;
-                                return Err(self.unsupported(format!(
-                                    "a held mutex in `{name}`, which has no single instance"
-                                )));
-                            }
-                        },
-                    }
-                }
-            };
-            let taken = match addr {
-                Some(a) => self.mutexes.insert(a, t).is_some(),
+    /// Thread `t` takes the mutexes of its start: those held on every path (a waiter's:
+    /// its wait's) and the maybe-held ones `chosen`. An initial state where another
+    /// thread holds one already, where a waiter holds the mutex it waits for, or where
+    /// the address is no object, is infeasible.
+    fn take_held_locks(&mut self, t: ThreadId, start: &StartPoint, chosen: Vec<HeldLock>) -> Flow {
+        let waits_for = self.wait_mutex(t);
+        let must = match (&start.waiter, waits_for) {
+            (Some(w), Some(_)) => &w.held,
+            _ => &start.held,
+        };
+        let held: Vec<HeldLock> = must.iter().copied().chain(chosen).collect();
+        for lock in held {
+            let taken = match self.held_lock_addr(t, lock)? {
+                Some(a) => waits_for == Some(a) || self.mutexes.insert(a, t).is_some(),
                 None => true,
             };
             if taken {
@@ -165,6 +231,32 @@ impl<'p> Machine<'p> {
             }
         }
         Ok(())
+    }
+
+    /// The address a held lock (or a waited-on condition) names in thread `t`'s frame;
+    /// `None` when the operand is no pointer.
+    fn held_lock_addr(&mut self, t: ThreadId, lock: HeldLock) -> Flow<Option<Addr>> {
+        Ok(match lock {
+            HeldLock::Reg(r) => match self.top_mut(t).regs[r.index()] {
+                Value::Ptr { obj, offset } => u64::try_from(offset).ok().map(|o| (obj, o)),
+                _ => None,
+            },
+            HeldLock::Addr { obj, offset } => {
+                let frame = self.top_mut(t);
+                match frame.func.slots.iter().position(|&s| s == obj) {
+                    Some(i) => Some((frame.slots[i], offset)),
+                    None => match self.statics[obj.index()] {
+                        StaticObj::Global(r) => Some((r, offset)),
+                        _ => {
+                            let name = &self.prog.object(obj).name;
+                            return Err(self.unsupported(format!(
+                                "a held mutex in `{name}`, which has no single instance"
+                            )));
+                        }
+                    },
+                }
+            }
+        })
     }
 
     /// The initial value of the unwritten cell at `offset` of an object of `owner`.

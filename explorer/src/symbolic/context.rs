@@ -5,15 +5,17 @@
 
 use super::engine::{End, Engine, Side, SideNext, StaticObj};
 use super::names::{ObjInst, ObjName, ThreadName};
-use super::state::{Loaded, State, Tid};
+use super::state::{Addr, Loaded, State, Status, Tid};
 use super::step::{Flow, StepCtx};
-use super::term::TermId;
+use super::term::{CmpOp, TermId};
 use super::value::{SVal, Twin, OFFSET_BITS};
 use super::VerifyError;
 use crate::context::{
-    candidates, AbsObj, Candidate, CellOwner, Context, HeldLock, RegStart, StartPoint, Target,
+    candidates, choice, orders, AbsObj, Candidate, CellOwner, Context, HeldLock, RegStart,
+    StartPoint, Target, WaitStart,
 };
 use analysis::ir::{Function, ObjectKind, RegId, Scalar, StmtId};
+use std::collections::BTreeMap;
 
 /// One state a context search starts from: the choice of the entry threads' pointer
 /// parameters it stands for (`guard`), or why that choice cannot be modelled.
@@ -64,6 +66,12 @@ impl<'p> Engine<'p> {
                 maybe.push((t, lock, self.new_input(&mut st, t, Scalar::U32)));
             }
         }
+        let mut waiters = Vec::new();
+        for (t, w) in ctx.waiters() {
+            let choice = self.new_input(&mut st, t, Scalar::U32);
+            let stamp = self.new_input(&mut st, t, Scalar::U32);
+            waiters.push((t, w, choice, stamp));
+        }
         let mut starts = vec![Start {
             guard: self.pool.tru(),
             state: st,
@@ -71,6 +79,12 @@ impl<'p> Engine<'p> {
         }];
         for p in &pointers {
             starts = self.bind_pointer_param(starts, p);
+        }
+        for &(t, w, choice, _) in &waiters {
+            starts = starts
+                .into_iter()
+                .flat_map(|s| self.maybe_wait(s, t, w, choice))
+                .collect();
         }
         let mut starts: Vec<Start> = starts
             .into_iter()
@@ -82,7 +96,118 @@ impl<'p> Engine<'p> {
                 .flat_map(|s| self.maybe_take(s, t, lock, choice))
                 .collect();
         }
-        Ok(starts)
+        let stamps: Vec<(Tid, TermId)> = waiters.iter().map(|&(t, _, _, x)| (t, x)).collect();
+        Ok(starts
+            .into_iter()
+            .flat_map(|s| self.queue_waiters(s, &stamps))
+            .collect())
+    }
+
+    /// A start state split over whether thread `t` already waits in the
+    /// `pthread_cond_wait` of its start line (§4.2): `choice` 0 it stands at its start
+    /// point, 1 it is parked after the wait with its mutex released (queued by
+    /// [`Engine::queue_waiters`]). A wait on a non-pointer faults, so it never waits.
+    fn maybe_wait(&mut self, s: Start, t: Tid, w: &WaitStart, choice: TermId) -> Vec<Start> {
+        if s.unsupported.is_some() {
+            return vec![s];
+        }
+        let no = self.pool.bv_const(choice::NO, 32);
+        let not_waiting = self.pool.eq(choice, no);
+        let yes = self.pool.bv_const(choice::YES, 32);
+        let waiting = self.pool.eq(choice, yes);
+        let mut out = vec![Start {
+            guard: self.pool.and(s.guard, not_waiting),
+            state: s.state.clone(),
+            unsupported: None,
+        }];
+        let guard = self.pool.and(s.guard, waiting);
+        let mut state = s.state;
+        let addrs = self
+            .held_addr(&state, t, w.cond)
+            .and_then(|c| Ok(c.zip(self.held_addr(&state, t, w.mutex)?)));
+        match addrs {
+            Ok(Some((cond, mutex))) => {
+                let zero = SVal::Int(self.pool.bv_const(0, 32));
+                let frame = state.top_mut(t);
+                frame.block = w.block;
+                frame.index = w.index + 1;
+                if let Some(dst) = w.dst {
+                    frame.regs[dst.index()] = zero;
+                }
+                state.threads[t].status = Status::Waiting {
+                    cond,
+                    mutex,
+                    stmt: w.stmt,
+                };
+                out.push(Start {
+                    guard,
+                    state,
+                    unsupported: None,
+                });
+            }
+            Ok(None) => {}
+            Err(why) => out.push(Start {
+                guard,
+                state,
+                unsupported: Some(why),
+            }),
+        }
+        out
+    }
+
+    /// A start state split over the orders of the initial waiters of each condition:
+    /// the order of their timestamps (`stamps`, ties by thread order).
+    fn queue_waiters(&mut self, s: Start, stamps: &[(Tid, TermId)]) -> Vec<Start> {
+        if s.unsupported.is_some() {
+            return vec![s];
+        }
+        let mut queues: BTreeMap<Addr, Vec<Tid>> = BTreeMap::new();
+        for (t, th) in s.state.threads.iter().enumerate() {
+            if let Status::Waiting { cond, .. } = th.status {
+                queues.entry(cond).or_default().push(t);
+            }
+        }
+        let stamp = |t: Tid| stamps.iter().find(|(u, _)| *u == t).map(|&(_, x)| x);
+        let mut out = vec![s];
+        for (cond, waiters) in queues {
+            let mut next = Vec::new();
+            for s in out {
+                for order in orders(&waiters) {
+                    let mut guard = s.guard;
+                    for pair in order.windows(2) {
+                        let (Some(a), Some(b)) = (stamp(pair[0]), stamp(pair[1])) else {
+                            continue;
+                        };
+                        // Ties go to the lower thread: `a` first needs `x_a < x_b`, or
+                        // `x_a <= x_b` when `a` is the lower thread.
+                        let op = if pair[0] < pair[1] {
+                            CmpOp::Ule
+                        } else {
+                            CmpOp::Ult
+                        };
+                        let before = self.pool.cmp(op, a, b);
+                        guard = self.pool.and(guard, before);
+                    }
+                    let mut state = s.state.clone();
+                    state.conds.insert(cond, order.into_iter().collect());
+                    next.push(Start {
+                        guard,
+                        state,
+                        unsupported: None,
+                    });
+                }
+            }
+            out = next;
+        }
+        out
+    }
+
+    /// The mutex thread `t` waits to re-acquire, when it starts as a waiter.
+    fn wait_mutex(st: &State, t: Tid) -> Option<Addr> {
+        match st.threads[t].status {
+            Status::Waiting { mutex, .. } => Some(mutex),
+            _ => None,
+        }
     }
 
     /// A start state split over whether thread `t` holds a mutex it may hold (§4.4):
@@ -105,7 +230,10 @@ impl<'p> Engine<'p> {
         let mut state = s.state;
         match self.held_addr(&state, t, lock) {
             Ok(Some(addr)) => {
-                if state.mutexes.insert(addr, t).is_none() {
+                // A waiter does not hold the mutex it waits to re-acquire.
+                if Self::wait_mutex(&state, t) != Some(addr)
+                    && state.mutexes.insert(addr, t).is_none()
+                {
                     out.push(Start {
                         guard,
                         state,
@@ -161,7 +289,7 @@ impl<'p> Engine<'p> {
                         reg: *reg,
                         choice,
                         targets: targets.clone(),
-                        may_be_null: true,
+                        may_be_null: !start.non_null.contains(reg),
                     });
                     continue;
                 }
@@ -172,7 +300,8 @@ impl<'p> Engine<'p> {
     }
 
     /// A start state with every thread holding the mutexes its start point holds on
-    /// every path (§4.3), or `None` when two threads would hold one mutex (or one
+    /// every path (§4.3; an initial waiter: those of its wait, [`WaitStart::held`]), or
+    /// `None` when two threads would hold one mutex, a waiter the one it waits for (or one
     /// would hold a mutex at a non-pointer: that lock faulted): no run reaches that
     /// state. A mutex the context cannot place makes the start unsupported.
     fn take_held_locks(&mut self, mut s: Start, ctx: &Context) -> Option<Start> {
@@ -181,7 +310,11 @@ impl<'p> Engine<'p> {
         }
         for t in 0..ctx.threads.len() {
             let Some(start) = ctx.start(t) else { continue };
-            for lock in &start.held {
+            let held = match (&start.waiter, Self::wait_mutex(&s.state, t)) {
+                (Some(w), Some(_)) => &w.held,
+                _ => &start.held,
+            };
+            for lock in held {
                 let addr = match self.held_addr(&s.state, t, *lock) {
                     Ok(Some(addr)) => addr,
                     // A lock of a non-pointer faulted on every path to the start.
@@ -191,7 +324,9 @@ impl<'p> Engine<'p> {
                         return Some(s);
                     }
                 };
-                if s.state.mutexes.insert(addr, t).is_some() {
+                if Self::wait_mutex(&s.state, t) == Some(addr)
+                    || s.state.mutexes.insert(addr, t).is_some()
+                {
                     return None;
                 }
             }
