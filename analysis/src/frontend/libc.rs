@@ -314,11 +314,34 @@ fn needs_runtime_format(name: &str, args: &[lang_c::span::Node<ast::Expression>]
     match args.get(at).map(|a| &a.node) {
         Some(ast::Expression::StringLiteral(s)) => {
             let text = s.node.concat();
-            text.contains('*') || (name == "sprintf" && !plain_sprintf_format(&text))
+            star_width(&text) || (name == "sprintf" && !plain_sprintf_format(&text))
         }
         Some(_) => true,
         None => false,
     }
+}
+
+/// Whether a printf format has a `*` width or precision in a conversion (a `*` in the
+/// text around the conversions does not count).
+pub fn star_width(text: &str) -> bool {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            continue;
+        }
+        while let Some(&d) = chars.peek() {
+            match d {
+                '*' => return true,
+                '-' | '+' | ' ' | '#' | '.' | '0'..='9' => {
+                    chars.next();
+                }
+                _ => break,
+            }
+        }
+        // The conversion character (`%` of `%%` included).
+        chars.next();
+    }
+    false
 }
 
 /// Whether a sprintf format (as written, escapes included) has only the conversions the
@@ -605,6 +628,7 @@ mod tests {
         assert!(!runtime_format_linked("sprintf(b, \"%d-%s\", 1, b);"));
         assert!(runtime_format_linked("printf(f, 1);"));
         assert!(runtime_format_linked("printf(\"%*d\", 3, 1);"));
+        assert!(!runtime_format_linked("printf(\"*p=%d %%*d\", 1);"));
         assert!(runtime_format_linked("sprintf(b, \"%.2f\", 1.0);"));
         assert!(runtime_format_linked("sprintf(b, f, 1);"));
     }

@@ -10,7 +10,7 @@ use super::expr::Val;
 use super::func::FnBuilder;
 use super::types::{CType, FuncType, IntType};
 use super::{LResult, Lowerer, Symbol};
-use crate::frontend::libc::RUNTIME_FORMAT;
+use crate::frontend::libc::{star_width, RUNTIME_FORMAT};
 use crate::ir::*;
 use lang_c::ast::*;
 use lang_c::span::Node;
@@ -419,7 +419,7 @@ impl FnBuilder<'_, '_> {
         };
         let text = self.literal_text(s)?;
         let Some(format) = parse_format(&text, self.l.dm) else {
-            if runtime && text.contains('*') {
+            if runtime && star_width(&text) {
                 return self.runtime_printf(c, args);
             }
             return self

@@ -10,7 +10,7 @@ use super::expr::Val;
 use super::func::FnBuilder;
 use super::types::{CType, IntType};
 use super::LResult;
-use crate::frontend::libc::RUNTIME_FORMAT;
+use crate::frontend::libc::{star_width, RUNTIME_FORMAT};
 use crate::ir::*;
 use lang_c::ast::*;
 use lang_c::span::Node;
@@ -29,7 +29,7 @@ impl FnBuilder<'_, '_> {
         };
         let text = self.literal_text(s)?;
         let parsed = parse_format(&text, self.l.dm);
-        if parsed.is_none() && !text.contains('*') {
+        if parsed.is_none() && !star_width(&text) {
             return self.l.unsupported(
                 s.span,
                 format!("sprintf format {text:?} (no %a, %n, %p, L or wide characters)"),
