@@ -671,9 +671,10 @@ fn threads_started_before_a_barrier_wait_for_each_other() {
 #[test]
 fn loop_counters_of_threads_in_barrier_lock_step_start_equal() {
     // barrier_rounds: two workers of a 2-party barrier start at the top of their loop;
-    // barrier matching gives both one `i` (SAFE), without it each has its own and one
-    // reads the other's iteration (the fixture's violation case). The interpreter from
-    // the matched context agrees under random schedules and inputs.
+    // barrier matching gives both one `i` (SAFE; the matching alone is tested beside
+    // the code), without the constraints a worker passes the barrier alone (the
+    // fixture's violation case). The interpreter from the matched context agrees
+    // under random schedules and inputs.
     let file = "fixtures/context/barrier_rounds.c";
     let context: Vec<String> = [
         "--entry",

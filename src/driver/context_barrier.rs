@@ -384,3 +384,40 @@ fn counter_at(
     let at = super::locksets::forward(func, point, entry, meet, transfer);
     matches!((at.q, at.modulo), (Lat::Const(_), Lat::Const(_)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::location::Location;
+    use super::super::Driver;
+    use explorer::context::RegStart;
+
+    fn rounds() -> Driver {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/context/barrier_rounds.c");
+        let program = analysis::load_program(&path, &Default::default());
+        Driver::new(program.expect("the fixture lowers"))
+    }
+
+    fn same_as(d: &Driver, copies: u32) -> usize {
+        let file = d.program().files[0].clone();
+        let from = [Some(Location { file, line: 21 })];
+        let ctx = d
+            .context(&["worker".to_string()], copies, &from)
+            .expect("a context");
+        ctx.starts
+            .iter()
+            .flatten()
+            .flat_map(|s| &s.regs)
+            .filter(|(_, init)| matches!(init, RegStart::SameAs { thread: 0 }))
+            .count()
+    }
+
+    #[test]
+    fn the_loop_counter_of_workers_in_lock_step_is_shared() {
+        let d = rounds();
+        // Two workers of a 2-party barrier: the second takes the first's `i`.
+        assert_eq!(same_as(&d, 2), 1);
+        // Three workers of it are not in lock-step (and main creates two): no match.
+        assert_eq!(same_as(&d, 3), 0);
+    }
+}
