@@ -667,3 +667,35 @@ fn threads_started_before_a_barrier_wait_for_each_other() {
     let w = violation_witness(&free, "barrier-free");
     replays_to(file, &w, "VIOLATION (assertion)", "barrier-free");
 }
+
+#[test]
+fn loop_counters_of_threads_in_barrier_lock_step_start_equal() {
+    // barrier_rounds: two workers of a 2-party barrier start at the top of their loop;
+    // barrier matching gives both one `i` (SAFE; the matching alone is tested beside
+    // the code), without the constraints a worker passes the barrier alone (the
+    // fixture's violation case). The interpreter from the matched context agrees
+    // under random schedules and inputs.
+    let file = "fixtures/context/barrier_rounds.c";
+    let context: Vec<String> = [
+        "--entry",
+        "worker",
+        "--copies",
+        "2",
+        "--from",
+        "barrier_rounds.c:21",
+        "--no-spurious-wakeups",
+    ]
+    .map(str::to_string)
+    .to_vec();
+    let mut args: Vec<&str> = vec!["verify", file, "--strategy", "dpor+ag"];
+    args.extend(context.iter().map(String::as_str));
+    let safe = agx(&args);
+    assert_eq!(safe.code, Some(0), "{}", safe.stdout);
+    args.push("--no-context-constraints");
+    let w = violation_witness(&args, "rounds-free");
+    replays_to(file, &w, "barrier_rounds.c:23", "rounds-free");
+    for seed in 0..12 {
+        let code = random_run(file, &context, seed, 3);
+        assert_ne!(code, Some(1), "seed {seed} violates");
+    }
+}

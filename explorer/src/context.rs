@@ -179,6 +179,10 @@ pub enum RegStart {
     Input { bits: u8, signed: bool },
     /// A pointer of the initial state: one of the candidates of these targets.
     Pointer(Vec<Target>),
+    /// The value the same register has in thread `thread` (an earlier thread at the same
+    /// start point): a loop counter of threads in barrier lock-step (§4.4's barrier
+    /// matching, `driver/context_barrier.rs`).
+    SameAs { thread: u32 },
 }
 
 impl RegStart {
@@ -285,8 +289,10 @@ impl Context {
             }
             let func = prog.function(f);
             for (reg, init) in &mut start.regs {
-                if let (RegStart::Known(_), Scalar::Int { bits, signed }) =
-                    (&init, func.reg(*reg).ty)
+                if let (
+                    RegStart::Known(_) | RegStart::SameAs { .. },
+                    Scalar::Int { bits, signed },
+                ) = (&init, func.reg(*reg).ty)
                 {
                     *init = RegStart::Input { bits, signed };
                 }

@@ -54,7 +54,8 @@ impl Driver {
         }
         // A thread past its entry may have written globals already: the definitions
         // that reach the creation sites need not reach its start. Barriers keep their
-        // count and no arrivals (`context_barrier`).
+        // count and no arrivals, loop counters of threads in lock-step are equal
+        // (`context_barrier`).
         let mid = starts.iter().any(Option::is_some);
         let (known_cells, initialized) = if mid {
             (
@@ -64,6 +65,11 @@ impl Driver {
         } else {
             view.must_reach(&funcs, copies)
         };
+        if mid {
+            let pt = &analysis.points_to;
+            let cells = &known_cells;
+            super::context_barrier::match_phases(program, facts, pt, &threads, &mut starts, cells);
+        }
         let mut fixed = view.unwritten_globals();
         fixed.extend(initialized);
         fixed.sort();

@@ -197,6 +197,8 @@ impl<'p> Machine<'p> {
         for (reg, init) in &start.regs {
             let v = match init {
                 RegStart::Known(c) => Value::Int(*c),
+                // Context thread `i` is thread `i` of the run (spawned first, in order).
+                RegStart::SameAs { thread } => self.top(ThreadId(*thread)).regs[reg.index()],
                 RegStart::Input { bits, signed } => {
                     self.input(RegStart::input_type(*bits, *signed), InputSource::Initial)?
                 }

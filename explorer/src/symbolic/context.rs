@@ -279,6 +279,11 @@ impl<'p> Engine<'p> {
             let bits = func.reg(*reg).ty.bits(dm);
             let v = match init {
                 RegStart::Known(c) => self.pool.bv_const(*c, bits),
+                RegStart::SameAs { thread } => {
+                    let v = st.top(*thread as usize).regs[reg.index()];
+                    st.top_mut(t).regs[reg.index()] = v;
+                    continue;
+                }
                 RegStart::Input { bits, signed } => {
                     self.new_input(st, t, RegStart::input_type(*bits, *signed))
                 }
