@@ -494,9 +494,10 @@ impl<'p> Engine<'p> {
     /// stable key.
     fn carried_summary(&mut self, st: &State) -> Option<(TermId, RwTable, Vec<u64>)> {
         let imported = self.setup.cfg.carry.as_ref()?.import.as_ref()?;
-        if !imported.changes.clean(st) {
+        if imported.summaries.is_empty() || !imported.changes.clean(st) {
             return None;
         }
+        self.search.stats.carried_clean += 1;
         let ids = self.setup.stable.as_ref()?;
         let view = super::carry::StableView::new(self.setup.prog, ids, &self.names);
         let key = st.key_with(&self.pool, &view);
@@ -504,6 +505,7 @@ impl<'p> Engine<'p> {
             return None;
         }
         let carried = imported.summaries.get(&key)?;
+        self.search.stats.carried_matched += 1;
         let (ps, rw) = super::carry::import(
             self.setup.prog,
             ids,
