@@ -230,9 +230,23 @@ pub fn differential(old: &Path, pick: usize, store: &str, work: &Path) -> Compar
         since_args.extend(budget);
         let (since_code, since) = verify(&since_args);
         let since = since.unwrap_or_else(|| panic!("--since failed on {kind} of {old}"));
-        if code == 3 || since_code == 3 {
-            // A bound or the time limit: verdicts are not comparable, but --since must
-            // not find what scratch rules out.
+        let complete = |r: &Value| r["incomplete"].as_array().is_none_or(|i| i.is_empty());
+        if code == 3 || since_code == 3 || !complete(&scratch) || !complete(&since) {
+            // A bound or the time limit (with --all a search that found something exits
+            // 1 even so): the sets are not comparable, but a search that stopped early
+            // finds no location the finished one rules out.
+            let (found, finished) = match (complete(&scratch), complete(&since)) {
+                (true, false) => (&since, &scratch),
+                (false, true) => (&scratch, &since),
+                _ => continue,
+            };
+            let all = outcome(finished).1;
+            assert!(
+                outcome(found).1.iter().all(|l| all.contains(l)),
+                "{kind} mutant (line {}) of {old}:\n{}\nsince: {since}\nscratch: {scratch}",
+                m.line,
+                m.source
+            );
             continue;
         }
         assert_eq!(

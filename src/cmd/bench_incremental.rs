@@ -323,9 +323,9 @@ fn summary(table: &mut String, t: &Totals, store: &Path, min_search_ms: u64, ski
     let size = std::fs::metadata(store).map(|m| m.len()).unwrap_or(0);
     let _ = writeln!(
         table,
-        "columns: runs = full + partial; cpu s = the child's CPU time; srch s = the search alone; \
+        "columns: runs = full + partial; cpu s = the child's CPU time; srch s = the search's wall-clock time (stats.time_ms, far above CPU time on a loaded machine); \
          +st s = scratch storing its summaries (plain `agx verify`); fix ms = --since's load, \
-         slice, diff, store read and write; clean = nodes where no harmful change can still run; \
+         slice, diff, store read and write (wall-clock); clean = nodes where no harmful change can still run; \
          harml = harmless / changed statements; \
          sums = OLD's summaries carried"
     );

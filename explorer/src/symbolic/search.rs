@@ -477,12 +477,20 @@ impl<'p> Engine<'p> {
             .as_ref()?
             .lookup(key)
             .and_then(|k| Some((k.ps?, k.rw.clone())));
-        if let Some((ps, rw)) = local {
-            if let Some(sub) = self.prune_with(st, ps, &rw, clocks) {
+        if let Some((ps, rw)) = &local {
+            if let Some(sub) = self.prune_with(st, *ps, rw, clocks) {
                 return Some(sub);
             }
         }
         let (ps, rw, carried_key) = self.carried_summary(st)?;
+        // The same formula (terms are hash-consed) with the same accesses as the local
+        // summary that just failed: checking it again would fail again.
+        if local
+            .as_ref()
+            .is_some_and(|(l, lrw)| *l == ps && *lrw == rw)
+        {
+            return None;
+        }
         let sub = self.prune_with(st, ps, &rw, clocks)?;
         self.search.stats.carried_pruned += 1;
         self.search.carried_used.insert(carried_key);
@@ -506,14 +514,22 @@ impl<'p> Engine<'p> {
         }
         let carried = imported.summaries.get(&key)?;
         self.search.stats.carried_matched += 1;
-        let (ps, rw) = super::carry::import(
+        if let Some(known) = self.search.carried_imports.get(&key) {
+            let (ps, rw) = known.clone()?;
+            return Some((ps, rw, key));
+        }
+        let made = super::carry::import(
             self.setup.prog,
             ids,
             &mut self.names,
             &mut self.pool,
             st,
             carried,
-        )?;
+        );
+        self.search
+            .carried_imports
+            .insert(key.clone(), made.clone());
+        let (ps, rw) = made?;
         Some((ps, rw, key))
     }
 
