@@ -345,3 +345,28 @@ fn hunt_since_hunts_the_impacted_goal_first() {
     assert_eq!(verdicts(&ranked), ["confirmed", "refuted"]);
     assert!(ranked[0].0.contains("new.c:12"), "{}", ranked[0].0);
 }
+
+/// `agx bench --incremental`: the S4 fixture's mutants as pairs, no verdict difference;
+/// `--min-search-ms` above the fixture's own verification leaves no pair.
+#[test]
+fn bench_incremental_pairs_the_mutants_and_selects_by_cpu_time() {
+    let bench = |extra: &[&str]| {
+        let mut args: Vec<String> = [
+            "bench",
+            "--incremental",
+            "fixtures/paper/s4_summary_reuse.c",
+        ]
+        .map(String::from)
+        .to_vec();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let done = process::run(&agx_bin(), &args, &project_root(), Duration::from_secs(300));
+        assert_eq!(done.code, Some(0), "{}\n{}", done.stdout, done.stderr);
+        done.stdout
+    };
+    let all = bench(&["--timeout", "60"]);
+    assert!(all.contains("verdict differences: 0"), "{all}");
+    assert!(all.contains("s4_summary_reuse:constant"), "{all}");
+    assert!(!all.contains("total: 0 pairs"), "{all}");
+    let none = bench(&["--timeout", "60", "--min-search-ms", "3600000"]);
+    assert!(none.contains("total: 0 pairs"), "{none}");
+}
