@@ -126,6 +126,57 @@ fn a_change_after_the_node_keeps_its_summary_out() {
     assert!(r["incremental"]["carried_summaries"].as_u64().unwrap() > 0);
 }
 
+/// Carry's widening (harmless changes): a store no property can observe, in a thread,
+/// changed — nothing reads `trace` — keeps the old summaries of the nodes before it
+/// usable; the rule without slices (no changed statement after the node) prunes none of
+/// them. A store the assertion reads stays harmful.
+#[test]
+fn a_harmless_change_keeps_the_summaries_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let old_src = "#include <assert.h>\n#include <pthread.h>\nint x, y, trace;\n\
+        void *t(void *a) {\n  x = 1;\n  trace = 5;\n  y = 2;\n  return 0;\n}\n\
+        int main(void) {\n  pthread_t th;\n  pthread_create(&th, 0, t, 0);\n  int a = x;\n\
+          int b = y;\n  pthread_join(th, 0);\n  assert(a + b != 4);\n  return 0;\n}\n";
+    let (old, new) = (dir.path().join("old.c"), dir.path().join("new.c"));
+    std::fs::write(&old, old_src).unwrap();
+    std::fs::write(&new, old_src.replace("trace = 5;", "trace = 6;")).unwrap();
+    let (old, new) = (old.display().to_string(), new.display().to_string());
+    let store = dir.path().join("s.sqlite3").display().to_string();
+    let (code, r) = verify(&[&old, "--store", &store]);
+    assert_eq!((code, r.unwrap()["verdict"].as_str()), (0, Some("safe")));
+    let (_, scratch) = verify(&[&new, "--no-store"]);
+    let scratch = scratch.unwrap();
+    let (code, r) = verify(&[&new, "--since", &old, "--store", &store]);
+    let r = r.unwrap();
+    assert_eq!((code, r["verdict"].as_str()), (0, Some("safe")), "{r}");
+    assert!(
+        r["incremental"]["harmless_statements"].as_u64().unwrap() >= 2,
+        "{r}"
+    );
+    assert!(stat(&r, "carried_pruned") >= 1, "{r}");
+    let runs = |r: &Value| stat(r, "runs") + stat(r, "partial_runs");
+    assert!(runs(&r) < runs(&scratch), "since {r}\nscratch {scratch}");
+    // Without the widening the root is not clean: with --no-slice there is no slice.
+    let (_, unsliced) = verify(&[&new, "--since", &old, "--store", &store, "--no-slice"]);
+    let unsliced = unsliced.unwrap();
+    assert_eq!(
+        unsliced["incremental"]["harmless_statements"].as_u64(),
+        Some(0)
+    );
+    // The store the assertion reads (through `y`) is harmful: --since finds the violation.
+    let bad = dir.path().join("bad.c");
+    std::fs::write(&bad, old_src.replace("y = 2;", "y = 3;")).unwrap();
+    let bad = bad.display().to_string();
+    let (code, r) = verify(&[&bad, "--since", &old, "--store", &store]);
+    let r = r.unwrap();
+    assert_eq!((code, r["verdict"].as_str()), (1, Some("violation")), "{r}");
+    assert_eq!(
+        r["incremental"]["harmless_statements"].as_u64(),
+        Some(0),
+        "{r}"
+    );
+}
+
 #[test]
 fn since_needs_dpor_ag() {
     let old = fixture("s4_summary_reuse.c");
@@ -146,11 +197,20 @@ fn outcome(r: &Value) -> (String, Vec<String>) {
     (r["verdict"].as_str().unwrap().to_string(), locs)
 }
 
+/// How many mutants a differential compared, and in how many of them `--since` found
+/// harmless changes (carry's widening) or pruned with carried summaries.
+#[derive(Default)]
+pub struct Compared {
+    pub mutants: usize,
+    pub harmless: usize,
+    pub pruned: usize,
+}
+
 /// Compares `--since old` with a search from scratch on every mutant of `old` (one per
-/// kind, candidate `pick`); returns how many mutants were compared.
-pub fn differential(old: &Path, pick: usize, store: &str, work: &Path) -> usize {
+/// kind, candidate `pick`).
+pub fn differential(old: &Path, pick: usize, store: &str, work: &Path) -> Compared {
     let source = std::fs::read_to_string(old).unwrap();
-    let mut compared = 0;
+    let mut compared = Compared::default();
     for kind in Kind::ALL {
         let Some(m) = mutate(&source, kind, pick) else {
             continue;
@@ -170,9 +230,23 @@ pub fn differential(old: &Path, pick: usize, store: &str, work: &Path) -> usize 
         since_args.extend(budget);
         let (since_code, since) = verify(&since_args);
         let since = since.unwrap_or_else(|| panic!("--since failed on {kind} of {old}"));
-        if code == 3 || since_code == 3 {
-            // A bound or the time limit: verdicts are not comparable, but --since must
-            // not find what scratch rules out.
+        let complete = |r: &Value| r["incomplete"].as_array().is_none_or(|i| i.is_empty());
+        if code == 3 || since_code == 3 || !complete(&scratch) || !complete(&since) {
+            // A bound or the time limit (with --all a search that found something exits
+            // 1 even so): the sets are not comparable, but a search that stopped early
+            // finds no location the finished one rules out.
+            let (found, finished) = match (complete(&scratch), complete(&since)) {
+                (true, false) => (&since, &scratch),
+                (false, true) => (&scratch, &since),
+                _ => continue,
+            };
+            let all = outcome(finished).1;
+            assert!(
+                outcome(found).1.iter().all(|l| all.contains(l)),
+                "{kind} mutant (line {}) of {old}:\n{}\nsince: {since}\nscratch: {scratch}",
+                m.line,
+                m.source
+            );
             continue;
         }
         assert_eq!(
@@ -182,7 +256,10 @@ pub fn differential(old: &Path, pick: usize, store: &str, work: &Path) -> usize 
             m.line,
             m.source
         );
-        compared += 1;
+        compared.mutants += 1;
+        let inc = &since["incremental"];
+        compared.harmless += usize::from(inc["harmless_statements"].as_u64() > Some(0));
+        compared.pruned += usize::from(inc["carried_pruned"].as_u64() > Some(0));
     }
     compared
 }
@@ -200,7 +277,7 @@ fn mutants_of_fixtures_agree_with_scratch() {
         "fixtures/verify/data_and_schedule.c",
         "fixtures/verify/input_bug.c",
     ] {
-        compared += differential(&root.join(f), 0, &store, dir.path());
+        compared += differential(&root.join(f), 0, &store, dir.path()).mutants;
     }
     assert!(compared >= 12, "only {compared} mutants compared");
 }
@@ -213,16 +290,22 @@ fn mutants_of_generated_programs_agree_with_scratch() {
         .unwrap_or(2);
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("s.sqlite3").display().to_string();
-    let mut compared = 0;
+    let mut total = Compared::default();
     for seed in 0..n {
         let old = dir.path().join(format!("gen{seed}.c"));
         std::fs::write(&old, common::gen::program(seed).text).unwrap();
         let work = dir.path().join(format!("m{seed}"));
         std::fs::create_dir_all(&work).unwrap();
-        compared += differential(&old, seed as usize, &store, &work);
+        let c = differential(&old, seed as usize, &store, &work);
+        total.mutants += c.mutants;
+        total.harmless += c.harmless;
+        total.pruned += c.pruned;
     }
-    eprintln!("{compared} mutants of {n} generated programs: --since == scratch");
-    assert!(compared > 0);
+    eprintln!(
+        "{} mutants of {n} generated programs: --since == scratch ({} with harmless changes, {} pruned by carried summaries)",
+        total.mutants, total.harmless, total.pruned
+    );
+    assert!(total.mutants > 0);
 }
 
 /// `agx hunt --since OLD`: the goal the change may affect is hunted (and reported) first;
@@ -261,4 +344,29 @@ fn hunt_since_hunts_the_impacted_goal_first() {
     assert_eq!(verdicts(&plain), ["refuted", "confirmed"]);
     assert_eq!(verdicts(&ranked), ["confirmed", "refuted"]);
     assert!(ranked[0].0.contains("new.c:12"), "{}", ranked[0].0);
+}
+
+/// `agx bench --incremental`: the S4 fixture's mutants as pairs, no verdict difference;
+/// `--min-search-ms` above the fixture's own verification leaves no pair.
+#[test]
+fn bench_incremental_pairs_the_mutants_and_selects_by_cpu_time() {
+    let bench = |extra: &[&str]| {
+        let mut args: Vec<String> = [
+            "bench",
+            "--incremental",
+            "fixtures/paper/s4_summary_reuse.c",
+        ]
+        .map(String::from)
+        .to_vec();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let done = process::run(&agx_bin(), &args, &project_root(), Duration::from_secs(300));
+        assert_eq!(done.code, Some(0), "{}\n{}", done.stdout, done.stderr);
+        done.stdout
+    };
+    let all = bench(&["--timeout", "60"]);
+    assert!(all.contains("verdict differences: 0"), "{all}");
+    assert!(all.contains("s4_summary_reuse:constant"), "{all}");
+    assert!(!all.contains("total: 0 pairs"), "{all}");
+    let none = bench(&["--timeout", "60", "--min-search-ms", "3600000"]);
+    assert!(none.contains("total: 0 pairs"), "{none}");
 }

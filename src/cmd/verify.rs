@@ -33,7 +33,7 @@ use analysis::ir::Program;
 use anyhow::{bail, Context, Result};
 use explorer::concrete::race::RaceAccess;
 use explorer::concrete::{UninitPolicy, ViolationKind};
-use explorer::symbolic::carry::Carry;
+use explorer::symbolic::carry::{self, Carry};
 use explorer::symbolic::{
     self, Checks, Config, Found, Incomplete, Reason, SearchOutcome, SearchStats, Strategy,
     SymbolicArgs, Verdict,
@@ -242,6 +242,11 @@ pub struct Incremental {
     pub since: String,
     /// Statements of the new version counted as changed.
     pub changed_statements: usize,
+    /// Changed statements (new, deleted or replaced) outside both versions' Type B
+    /// slices: harmless, they keep no carried summary from pruning.
+    pub harmless_statements: usize,
+    /// Computing the old version's Type B slice (its analysis), for harmless changes.
+    pub old_slice_ms: f64,
     /// Why no carried summary may prune at all, if so.
     pub blocked: Option<String>,
     /// Summaries of the old version available.
@@ -467,7 +472,7 @@ fn since(
     let (summaries, old_verified_now) = match read {
         incremental::Read::Found(s) => (s, None),
         incremental::Read::Unusable(why) => {
-            let mut c = old.verify_config(old_options);
+            let mut c = old.verify_config(old_options.clone());
             c.carry = Some(Arc::new(Carry {
                 export: true,
                 import: None,
@@ -483,12 +488,26 @@ fn since(
         }
     };
     let carried_summaries = summaries.len();
+    // Changes outside both versions' Type B slices are harmless (`carry`'s widening): NEW's
+    // slice is the search's, OLD's costs OLD's analysis, run only when NEW has one.
+    let slicing = std::time::Instant::now();
+    let old_slice = config
+        .relevant
+        .as_ref()
+        .and_then(|_| old.verify_config(old_options).relevant);
+    let old_slice_ms = slicing.elapsed().as_secs_f64() * 1000.0;
+    let slices = match (&old_slice, &config.relevant) {
+        (Some(old), Some(new)) => Some(carry::Slices { old, new }),
+        _ => None,
+    };
     let diffing = std::time::Instant::now();
-    let imported = incremental::import(old.program(), new, summaries);
+    let imported = incremental::import(old.program(), new, summaries, slices);
     let diff_ms = diffing.elapsed().as_secs_f64() * 1000.0;
     let report = Incremental {
         since: old_path.display().to_string(),
         changed_statements: imported.changes.changed,
+        harmless_statements: imported.changes.harmless,
+        old_slice_ms,
         blocked: imported.changes.blocked.clone(),
         carried_summaries,
         old_verified_now,

@@ -11,7 +11,7 @@
 use analysis::diff::diff_programs;
 use analysis::ir::Program;
 use anyhow::Result;
-use explorer::symbolic::carry::{self, CarriedSummary, Changes, Imported};
+use explorer::symbolic::carry::{self, CarriedSummary, Changes, Imported, Slices};
 use explorer::symbolic::Config;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -194,10 +194,17 @@ pub fn read(at: &Location, key: &str) -> Result<(Read, StoreIo)> {
 }
 
 /// What the new search imports from the old version, and what the report says of it.
-pub fn import(old: &Program, new: &Program, summaries: Vec<CarriedSummary>) -> Imported {
+/// With both versions' Type B slices, changes outside them are harmless
+/// (`explorer::symbolic::carry`'s module doc).
+pub fn import(
+    old: &Program,
+    new: &Program,
+    summaries: Vec<CarriedSummary>,
+    slices: Option<Slices<'_>>,
+) -> Imported {
     let diff = diff_programs(old, new);
     let trusted = carry::trusted_fingerprints(old, new, &diff);
-    let changes = Changes::between(old, new, &diff);
+    let changes = Changes::between(old, new, &diff, slices);
     let summaries: HashMap<Vec<u64>, CarriedSummary> =
         summaries.into_iter().map(|s| (s.key.clone(), s)).collect();
     Imported {

@@ -129,6 +129,11 @@ pub struct SearchState {
     /// Stable keys of the carried summaries that pruned a node: valid in this version
     /// (`carry`'s condition held there), so exported again with this version's own.
     pub carried_used: std::collections::BTreeSet<Vec<u64>>,
+    /// Carried summaries turned into this search's terms, by stable key (`None`: a name
+    /// has no counterpart here). The stable key fixes everything the import reads of the
+    /// state (threads, their frames' functions), and terms are hash-consed, so a node
+    /// met again (tens of thousands of times in a long search) reuses the import.
+    pub carried_imports: FxHashMap<Vec<u64>, Option<(TermId, super::summary::RwTable)>>,
 }
 
 /// The wall-clock side of the search: its deadline, and when memory and progress were
@@ -168,6 +173,7 @@ impl SearchState {
             budget: Budget::starting_now(cfg.timeout),
             carry_states: FxHashMap::default(),
             carried_used: Default::default(),
+            carried_imports: FxHashMap::default(),
             within_wp_cap: FxHashSet::default(),
         }
     }

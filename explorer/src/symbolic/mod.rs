@@ -503,6 +503,11 @@ pub struct SearchStats {
     pub cycles: u64,
     /// Pruning decisions by summaries carried from a previous version (`carry`).
     pub carried_pruned: u64,
+    /// Nodes where a carried summary could be used: no harmful change can run after
+    /// them (`carry::Changes::clean`).
+    pub carried_clean: u64,
+    /// Clean nodes whose stable key has a carried summary.
+    pub carried_matched: u64,
     pub solver_queries: u64,
     pub solver_cache_hits: u64,
     pub solver_time_ms: f64,

@@ -477,12 +477,20 @@ impl<'p> Engine<'p> {
             .as_ref()?
             .lookup(key)
             .and_then(|k| Some((k.ps?, k.rw.clone())));
-        if let Some((ps, rw)) = local {
-            if let Some(sub) = self.prune_with(st, ps, &rw, clocks) {
+        if let Some((ps, rw)) = &local {
+            if let Some(sub) = self.prune_with(st, *ps, rw, clocks) {
                 return Some(sub);
             }
         }
         let (ps, rw, carried_key) = self.carried_summary(st)?;
+        // The same formula (terms are hash-consed) with the same accesses as the local
+        // summary that just failed: checking it again would fail again.
+        if local
+            .as_ref()
+            .is_some_and(|(l, lrw)| *l == ps && *lrw == rw)
+        {
+            return None;
+        }
         let sub = self.prune_with(st, ps, &rw, clocks)?;
         self.search.stats.carried_pruned += 1;
         self.search.carried_used.insert(carried_key);
@@ -494,9 +502,10 @@ impl<'p> Engine<'p> {
     /// stable key.
     fn carried_summary(&mut self, st: &State) -> Option<(TermId, RwTable, Vec<u64>)> {
         let imported = self.setup.cfg.carry.as_ref()?.import.as_ref()?;
-        if !imported.changes.clean(st) {
+        if imported.summaries.is_empty() || !imported.changes.clean(st) {
             return None;
         }
+        self.search.stats.carried_clean += 1;
         let ids = self.setup.stable.as_ref()?;
         let view = super::carry::StableView::new(self.setup.prog, ids, &self.names);
         let key = st.key_with(&self.pool, &view);
@@ -504,14 +513,23 @@ impl<'p> Engine<'p> {
             return None;
         }
         let carried = imported.summaries.get(&key)?;
-        let (ps, rw) = super::carry::import(
+        self.search.stats.carried_matched += 1;
+        if let Some(known) = self.search.carried_imports.get(&key) {
+            let (ps, rw) = known.clone()?;
+            return Some((ps, rw, key));
+        }
+        let made = super::carry::import(
             self.setup.prog,
             ids,
             &mut self.names,
             &mut self.pool,
             st,
             carried,
-        )?;
+        );
+        self.search
+            .carried_imports
+            .insert(key.clone(), made.clone());
+        let (ps, rw) = made?;
         Some((ps, rw, key))
     }
 

@@ -76,8 +76,8 @@ pub(super) fn incremental_text(s: &Incremental) -> String {
         None => "from the store".to_string(),
     };
     let mut out = format!(
-        "since {}: {} statements changed; {} summaries of the old version ({origin}); {} nodes pruned by them\n",
-        s.since, s.changed_statements, s.carried_summaries, s.carried_pruned
+        "since {}: {} statements changed ({} changes harmless); {} summaries of the old version ({origin}); {} nodes pruned by them\n",
+        s.since, s.changed_statements, s.harmless_statements, s.carried_summaries, s.carried_pruned
     );
     if let Some(b) = &s.blocked {
         out.push_str(&format!("  no summary reused: {b}\n"));

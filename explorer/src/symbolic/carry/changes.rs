@@ -2,6 +2,8 @@
 //! [`super`] for the soundness condition it serves).
 
 use super::*;
+use analysis::ir::StmtRef;
+use std::collections::BTreeSet;
 
 /// Where the new version's changes can still run (see the module doc).
 #[derive(Debug, Default)]
@@ -11,22 +13,74 @@ pub struct Changes {
     pub(super) dirty: Vec<Vec<Vec<bool>>>,
     /// Why nothing may be reused at all, if so.
     pub blocked: Option<String>,
-    /// New statements counted as changed (for reports).
+    /// New statements counted as changed (for reports), harmless ones included.
     pub changed: usize,
+    /// Changed statements (new ones, and old ones deleted or replaced) found harmless:
+    /// outside both versions' [`Slices`] (see the module doc); they dirty nothing.
+    pub harmless: usize,
+}
+
+/// The Type B slices of both versions: the backward closure (control, data and
+/// interference dependence) of every statement that can violate a property, stop, block
+/// or end a run, or decide how long a loop runs (`type_b::criteria`), as `agx verify`
+/// computes it for a search without checks (`Config::relevant`).
+#[derive(Clone, Copy, Debug)]
+pub struct Slices<'a> {
+    pub old: &'a BTreeSet<StmtId>,
+    pub new: &'a BTreeSet<StmtId>,
 }
 
 impl Changes {
-    /// The changes of `new` against `old`.
-    pub fn between(old: &Program, new: &Program, diff: &ProgramDiff) -> Changes {
-        let mut changed: HashSet<StmtId> =
-            diff.added.iter().chain(&diff.modified).copied().collect();
+    /// The changes of `new` against `old`; with `slices`, changed statements outside
+    /// both slices are harmless (see the module doc).
+    pub fn between(
+        old: &Program,
+        new: &Program,
+        diff: &ProgramDiff,
+        slices: Option<Slices<'_>>,
+    ) -> Changes {
+        let harmful_new = |s: StmtId| !slices.is_some_and(|sl| harmless(new, sl.new, s));
+        let harmful_old = |s: StmtId| !slices.is_some_and(|sl| harmless(old, sl.old, s));
+        let all_new = diff.added.len() + diff.modified.len();
+        let mut changed: HashSet<StmtId> = diff
+            .added
+            .iter()
+            .chain(&diff.modified)
+            .filter(|s| harmful_new(**s))
+            .copied()
+            .collect();
+        // A harmful replaced statement: the modified statements of its function, which
+        // stand where it stood, count as changed (the diff does not pair them).
+        let harmful_replaced: Vec<StmtId> = diff
+            .replaced
+            .iter()
+            .filter(|r| harmful_old(**r))
+            .copied()
+            .collect();
+        let replaced_in: HashSet<&str> = harmful_replaced
+            .iter()
+            .map(|r| old.function(old_loc_func(old, *r)).name.as_str())
+            .collect();
+        for m in &diff.modified {
+            if replaced_in.contains(new.function(new.stmt_locs[m.index()].func).name.as_str()) {
+                changed.insert(*m);
+            }
+        }
+        let harmless_replaced = diff.replaced.len() - harmful_replaced.len();
+        // A harmful deleted statement changes its function as a whole.
         let mut whole: HashSet<FuncId> = HashSet::new();
+        let mut harmless_deleted = 0;
         for d in &diff.deleted {
+            if !harmful_old(*d) {
+                harmless_deleted += 1;
+                continue;
+            }
             let name = &old.function(old_loc_func(old, *d)).name;
             if let Some(f) = new.function_named(name) {
                 whole.insert(f.id);
             }
         }
+        let harmless_count = all_new - changed.len() + harmless_replaced + harmless_deleted;
         // A terminator mapped unchanged whose successors are not the mapped successors.
         let inverse: HashMap<StmtId, StmtId> = diff
             .map
@@ -72,10 +126,10 @@ impl Changes {
                 names.join(", ")
             )
         });
-        let count = changed.len();
         let mut c = Changes::of(new, &changed, &whole);
         c.blocked = blocked;
-        c.changed = count;
+        c.changed = all_new;
+        c.harmless = harmless_count;
         c
     }
 
@@ -164,6 +218,7 @@ impl Changes {
             dirty,
             blocked: None,
             changed: changed.len(),
+            harmless: 0,
         }
     }
 
@@ -182,14 +237,22 @@ impl Changes {
 }
 
 fn old_loc_func(old: &Program, s: StmtId) -> FuncId {
-    for f in &old.functions {
-        for b in &f.blocks {
-            if b.term.id == s || b.stmts.iter().any(|x| x.id == s) {
-                return f.id;
-            }
-        }
-    }
-    FuncId(0)
+    old.stmt_locs[s.index()].func
+}
+
+/// Is the changed statement `s` of `prog` harmless: outside `slice`, and of a kind whose
+/// only effect is a value (a register or a memory cell) no slice statement reads? Calls
+/// (their callee's statements run), synchronization, allocation, frees, inputs, prints,
+/// assumptions and terminators (the control flow itself) never are.
+fn harmless(prog: &Program, slice: &BTreeSet<StmtId>, s: StmtId) -> bool {
+    let plain = match prog.stmt(s) {
+        StmtRef::Stmt(st) => matches!(
+            st.kind,
+            StmtKind::Assign { .. } | StmtKind::Load { .. } | StmtKind::Store { .. }
+        ),
+        StmtRef::Term(_) => false,
+    };
+    plain && !slice.contains(&s)
 }
 
 /// The functions a statement may call or start: `None` (outer) if none, `Some(None)`

@@ -24,6 +24,37 @@
 //! successors moved, or a call of such code is reachable from it; a node is *clean* when
 //! every frame of every thread stands at a position that is not.
 //!
+//! # Harmless changes (the widening)
+//! "The same code" may be read modulo statements no property can observe. Given both
+//! versions' Type B slices ([`Slices`]: the backward closure, under the rules crate's
+//! HB-filtered control, data and interference dependence, of every statement that can
+//! violate a property, stop, block or end a run, or decide how long a loop runs —
+//! `type_b::criteria`), a changed statement is **harmless** when
+//! - it is a plain `Assign`, `Load` or `Store` (no call, synchronization, allocation,
+//!   free, input, print, assumption or terminator: its only effect is one value), and
+//! - it is outside the slice of the version it belongs to: a new statement (added or
+//!   modified) outside the new slice, an old one (deleted or replaced) outside the old
+//!   slice.
+//!
+//! Harmless statements dirty nothing; a node is clean when no *harmful* change can run
+//! after it. Why that is sound: let `R` be the slice statements. Nothing in `R` depends
+//! on a harmless statement `h` — not its value (a read of what `h` writes, in any
+//! thread, would put `h` in the slice by data or interference dependence, and so would
+//! a read whose reaching definition `h` kills), not whether it runs (`h` is no
+//! terminator, and control flow is unchanged: every changed terminator, call or
+//! synchronization is harmful). So from one state, the old and the new code after the
+//! node run the same `R` statements with the same values under corresponding schedules
+//! (drop or add `h`'s step), and every violation, stop, block or loop bound is an `R`
+//! statement: the old summary's claim "no violation from here" carries over. For the
+//! scheduling reduction, `h`'s accesses are independent of every step as far as the
+//! property can tell (the argument of `type_b`'s interleaving pivots: reordering them
+//! changes only values no `R` statement reads, and they block and enable nothing); the
+//! carried access table, computed without `h`, is exactly DPOR's table under the
+//! dependence relation without `h`, whose happens-before is then consistent with it.
+//! Without slices (`--check`, `--no-slice`) every change is harmful. The `max-events`
+//! bound counts `h`'s events too; like summaries within one search, a carried summary
+//! does not re-check it.
+//!
 //! The paper's Algorithm 2 instead reuses `PS[s]` when the statement at `s` is outside
 //! `IS_bwd` (the statements that may affect a changed one). That is not enough: with
 //! `assert(b != 0)` changed to `assert(b != 1)`, a node just before the assertion is
@@ -54,7 +85,7 @@ use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 
 mod changes;
-pub use changes::{trusted_fingerprints, Changes};
+pub use changes::{trusted_fingerprints, Changes, Slices};
 
 /// A thread by its creation path: `[]` is main, `[i, j]` the `j`-th child of main's
 /// `i`-th child.
@@ -718,6 +749,7 @@ fn import_obj(prog: &Program, ids: &StableIds, names: &mut Names, o: &SObj) -> O
 mod tests {
     use super::*;
     use analysis::diff::diff_programs;
+    use std::collections::BTreeSet;
 
     fn lower(name: &str, src: &str) -> Program {
         let path = std::env::temp_dir().join(format!("agx-carry-{name}-{}.c", std::process::id()));
@@ -748,7 +780,7 @@ mod tests {
         let old = lower("c-old", OLD);
         let new = lower("c-new", &OLD.replace("g = 1;", "g = 5;"));
         let diff = diff_programs(&old, &new);
-        let c = Changes::between(&old, &new, &diff);
+        let c = Changes::between(&old, &new, &diff, None);
         assert_eq!(c.changed, 1);
         assert!(c.blocked.is_none());
         // Before the call of f the change is still ahead; after it, not.
@@ -761,11 +793,55 @@ mod tests {
     fn a_deletion_dirties_its_whole_function_and_a_changed_object_blocks_reuse() {
         let old = lower("d-old", OLD);
         let new = lower("d-new", &OLD.replace("  h = 3;\n", ""));
-        let c = Changes::between(&old, &new, &diff_programs(&old, &new));
+        let c = Changes::between(&old, &new, &diff_programs(&old, &new), None);
         assert!(dirty_at(&new, &c, 6));
         let new = lower("o-new", &OLD.replace("int g, h;", "int g, h = 4;"));
-        let c = Changes::between(&old, &new, &diff_programs(&old, &new));
+        let c = Changes::between(&old, &new, &diff_programs(&old, &new), None);
         assert!(c.blocked.as_deref().is_some_and(|b| b.contains('h')));
+    }
+
+    #[test]
+    fn a_change_outside_both_slices_dirties_nothing_unless_it_calls_or_syncs() {
+        let old = lower("h-old", OLD);
+        let new = lower("h-new", &OLD.replace("h = 3;", "h = 4;"));
+        let diff = diff_programs(&old, &new);
+        let changed_line = |p: &Program, line: u32| -> BTreeSet<StmtId> {
+            p.functions
+                .iter()
+                .flat_map(|f| &f.blocks)
+                .flat_map(|b| &b.stmts)
+                .filter(|s| s.span.line == line)
+                .map(|s| s.id)
+                .collect()
+        };
+        let none = BTreeSet::new();
+        let outside = Slices {
+            old: &none,
+            new: &none,
+        };
+        let c = Changes::between(&old, &new, &diff, Some(outside));
+        assert!(!dirty_at(&new, &c, 6), "a harmless store dirties nothing");
+        assert!(c.harmless >= 2, "the new store and the old one: {c:?}");
+        // In the new slice, or in the old one: harmful.
+        let new_store = changed_line(&new, 8);
+        let inside_new = Slices {
+            old: &none,
+            new: &new_store,
+        };
+        let c = Changes::between(&old, &new, &diff, Some(inside_new));
+        assert!(dirty_at(&new, &c, 6));
+        let old_store = changed_line(&old, 8);
+        let inside_old = Slices {
+            old: &old_store,
+            new: &none,
+        };
+        let c = Changes::between(&old, &new, &diff, Some(inside_old));
+        assert!(dirty_at(&new, &c, 6));
+        // A deleted call is never harmless, slice or not.
+        let new = lower("h-call", &OLD.replace("  f();\n", ""));
+        let diff = diff_programs(&old, &new);
+        let c = Changes::between(&old, &new, &diff, Some(outside));
+        assert!(dirty_at(&new, &c, 6));
     }
 
     #[test]
