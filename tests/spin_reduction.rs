@@ -5,7 +5,7 @@
 //! the reduction is never `Safe` where the full one found a violation.
 //!
 //! The same on the programs of `common::gen_spin` (locks made of `__VERIFIER_atomic_*`
-//! functions, Peterson's spin loop, test-and-set loops, flag waits of four shapes): the
+//! functions, Peterson's spin loop, test-and-set loops, flag waits of three shapes): the
 //! reduction keeps every verdict and lowers the runs in total, and dpor and dpor+ag with
 //! it find what the baseline search (every interleaving, no reduction) finds — which
 //! also checks DPOR's footprints of atomic sections through pointer parameters.
