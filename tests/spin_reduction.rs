@@ -4,13 +4,20 @@
 //! never finishes with fewer violations than the full search finds; a finished search with
 //! the reduction is never `Safe` where the full one found a violation.
 //!
-//! `AGX_SPIN_PROGRAMS=N` checks N programs with a spin wait (default 25); a failing program
-//! is written to the temporary directory and named in the message.
+//! The same on the programs of `common::gen_spin` (locks made of `__VERIFIER_atomic_*`
+//! functions, Peterson's spin loop, test-and-set loops, flag waits of three shapes): the
+//! reduction keeps every verdict and lowers the runs in total, and dpor and dpor+ag with
+//! it find what the baseline search (every interleaving, no reduction) finds — which
+//! also checks DPOR's footprints of atomic sections through pointer parameters.
+//!
+//! `AGX_SPIN_PROGRAMS=N` checks N programs with a spin wait (default 25) and N protocol
+//! programs; a failing program is written to the temporary directory and named in the
+//! message.
 
 mod common;
 
 use analysis::FrontendOptions;
-use common::gen;
+use common::{gen, gen_spin};
 use explorer::symbolic::{self, Config, SearchOutcome, Strategy, Verdict};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -93,12 +100,16 @@ fn compare(path: &Path, text: &str) -> Vec<(u64, u64)> {
     runs
 }
 
-#[test]
-fn same_violations_with_and_without_the_reduction_on_random_spin_programs() {
-    let count: usize = std::env::var("AGX_SPIN_PROGRAMS")
+fn program_count() -> usize {
+    std::env::var("AGX_SPIN_PROGRAMS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(25);
+        .unwrap_or(25)
+}
+
+#[test]
+fn same_violations_with_and_without_the_reduction_on_random_spin_programs() {
+    let count = program_count();
     let dir = std::env::temp_dir().join(format!("agx-spin-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temporary directory");
     let mut checked = 0;
@@ -145,6 +156,57 @@ fn spin_fixtures_keep_their_verdicts_and_lose_runs() {
             assert!(
                 on <= off,
                 "{name}: {on} runs with the reduction, {off} without"
+            );
+        }
+    }
+}
+
+#[test]
+fn same_violations_with_and_without_the_reduction_on_lock_and_wait_protocols() {
+    let count = program_count() as u64;
+    let dir = std::env::temp_dir().join(format!("agx-spin-protocols-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let mut runs = Vec::new();
+    for seed in 1..=count {
+        let text = gen_spin::spin_program(seed);
+        let path = dir.join(format!("protocol_{seed}.c"));
+        std::fs::write(&path, &text).expect("write program");
+        runs.extend(compare(&path, &text));
+        agree_with_baseline(&path, &text);
+    }
+    let (off, on): (u64, u64) = runs.iter().fold((0, 0), |(a, b), (x, y)| (a + x, b + y));
+    eprintln!("{count} protocol programs: runs {off} without, {on} with the reduction");
+    assert!(
+        runs.len() as u64 >= count,
+        "only {} of {} searches finished both ways",
+        runs.len(),
+        2 * count
+    );
+    assert!(
+        on < off,
+        "the reduction saved no runs: {on} with, {off} without"
+    );
+}
+
+/// Where the baseline search (no reduction, no DPOR) finishes, dpor and dpor+ag with the
+/// reduction report the same violated lines.
+fn agree_with_baseline(path: &Path, text: &str) {
+    let program = analysis::load_program(path, &FrontendOptions::default()).unwrap();
+    let base = verify(&program, Strategy::Baseline, false);
+    if !finished(&base) {
+        return;
+    }
+    for strategy in [Strategy::Dpor, Strategy::DporAg] {
+        let on = verify(&program, strategy, true);
+        if finished(&on) {
+            assert_eq!(
+                violated(&on),
+                violated(&base),
+                "{} ({}): {:?} with the reduction, baseline {:?}\n{text}",
+                path.display(),
+                strategy.name(),
+                on.verdict,
+                base.verdict
             );
         }
     }

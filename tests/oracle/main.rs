@@ -226,3 +226,35 @@ fn random_programs_agree_with_random_concrete_runs() {
         }
     }
 }
+
+/// The lock and wait protocols of `common::gen_spin` (issue 15's spin-loop reduction and
+/// DPOR's footprints of atomic functions through pointer parameters) against random
+/// concrete runs, by the same rules. `AGX_ORACLE_SPIN_PROGRAMS=N` checks N programs
+/// (default 8).
+#[test]
+fn spin_protocol_programs_agree_with_random_concrete_runs() {
+    let count = env_u64("AGX_ORACLE_SPIN_PROGRAMS").unwrap_or(8);
+    let limits = Limits::from_env();
+    let dir = std::env::temp_dir().join(format!("agx-oracle-spin-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let (mut violations, mut messages) = (0, Vec::new());
+    for seed in 1..=count {
+        let text = common::gen_spin::spin_program(seed);
+        let path = dir.join(format!("protocol_{seed}.c"));
+        std::fs::write(&path, &text).expect("write program");
+        let checked = check(&path, &text, seed, &limits);
+        violations += u64::from(checked.concrete.any_violation());
+        if !checked.mismatches.is_empty() {
+            messages.push(format!(
+                "seed {seed}:\n{}\n{}\n{text}",
+                checked.mismatches.join("\n"),
+                checked.report
+            ));
+        }
+        let _ = std::fs::remove_file(&path);
+    }
+    let _ = std::fs::remove_dir(&dir);
+    println!("oracle (protocols): {count} programs, {violations} with a concrete violation");
+    assert!(messages.is_empty(), "{}", messages.join("\n"));
+    assert!(violations > 0, "no protocol program fails concretely");
+}

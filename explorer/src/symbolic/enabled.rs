@@ -4,6 +4,7 @@
 use super::dpor::{sync_objects, Access, Footprint, Loc, Role, SyncObject};
 use super::engine::Engine;
 use super::names::{ObjInst, ThreadName};
+use super::reach::SectionFootprint;
 use super::state::{State, Status, Tid};
 use super::value::SVal;
 use analysis::ir::{Operand, Stmt, StmtKind, SyncOp};
@@ -174,7 +175,7 @@ impl<'p> Engine<'p> {
                             f
                         }
                         SyncOp::AtomicBegin => match self.setup.atomic_footprints.get(&stmt.id) {
-                            Some(f) => f.clone(),
+                            Some(f) => self.section_footprint(st, t, f),
                             None => vec![Access::write(Loc::All)],
                         },
                         SyncOp::AtomicEnd => vec![Access::write(Loc::All)],
@@ -212,6 +213,32 @@ impl<'p> Engine<'p> {
             }
             _ => return None,
         })
+    }
+
+    /// The accesses of `t`'s pending atomic section: the static ones, and those through
+    /// pointer parameters at the addresses its frame holds (everything when one is not a
+    /// pointer: the section then faults).
+    fn section_footprint(&self, st: &State, t: Tid, f: &SectionFootprint) -> Footprint {
+        let mut foot = f.fixed.clone();
+        let regs = &st.top(t).regs;
+        for &(r, write) in &f.via_params {
+            let loc = match regs.get(r.index()) {
+                Some(SVal::Ptr { obj, off }) => match self.concrete(*off) {
+                    Some(off) => Loc::Mem(*obj, off),
+                    None => Loc::Obj(*obj),
+                },
+                _ => Loc::All,
+            };
+            let access = Access {
+                loc,
+                write: write || loc == Loc::All,
+                role: Role::Plain,
+            };
+            if !foot.contains(&access) {
+                foot.push(access);
+            }
+        }
+        foot
     }
 
     fn names_child(&self, th: &super::state::Thread) -> Option<super::names::ThreadKey> {

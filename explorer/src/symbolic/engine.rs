@@ -3,7 +3,7 @@
 //! [`super::path`]) and [`SearchState`] (what the search keeps across paths: DPOR,
 //! summaries, findings, statistics, its [`Budget`]); the search's start and verdict.
 
-use super::dpor::{Access, Dpor};
+use super::dpor::Dpor;
 use super::step::StepCtx;
 
 pub use super::ends::End;
@@ -87,7 +87,7 @@ pub struct Setup<'p> {
     pub read_regs: Vec<FxHashSet<analysis::ir::RegId>>,
     pub dead_marker: ObjInst,
     /// The accesses of the atomic sections whose extent is known, by their begin.
-    pub atomic_footprints: FxHashMap<StmtId, Vec<Access>>,
+    pub atomic_footprints: FxHashMap<StmtId, super::reach::SectionFootprint>,
     /// Weakest preconditions (and summaries) are computed: dpor+ag.
     pub wp_on: bool,
     /// Static reachability of the targets, when the Type A cut is on.

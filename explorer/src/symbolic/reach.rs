@@ -19,7 +19,9 @@
 
 use super::dpor::{sync_objects, Access, Loc, Role, SyncObject};
 use super::names::{Names, ObjName};
-use analysis::ir::{Callee, FuncId, ObjectKind, Operand, Program, StmtKind, SyncOp, TermKind};
+use analysis::ir::{
+    Callee, FuncId, ObjectKind, Operand, Program, RegId, StmtKind, SyncOp, TermKind,
+};
 use std::collections::BTreeSet;
 
 /// A footprint with the thread's own end left symbolic (its key is known only at run
@@ -267,19 +269,32 @@ fn sync(
     })
 }
 
+/// What an atomic section may touch, as far as it is known before it runs: `fixed`
+/// accesses known statically, and `via_params` — loads and stores (`true`: a store)
+/// whose address is a pointer parameter of the section's function that no statement of
+/// the function assigns, so the frame at the pending `AtomicBegin` already holds the
+/// address (`__VERIFIER_atomic_acquire(int *m) { assume(*m == 0); *m = 1; }`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SectionFootprint {
+    pub fixed: Vec<Access>,
+    pub via_params: Vec<(RegId, bool)>,
+}
+
 /// The accesses of each atomic section that starts at an `AtomicBegin` and whose
 /// extent is known statically: every path from the begin reaches the matching end
 /// within the function, calls only functions whose whole bodies have known accesses,
-/// and touches globals, mutexes and conditions only by address. A pending
-/// `AtomicBegin` then races only with what its section may touch, not with
-/// everything. Sections not listed are treated as touching everything.
+/// and touches globals, mutexes and conditions only by address, or memory through an
+/// unassigned pointer parameter of its function. A pending `AtomicBegin` then races
+/// only with what its section may touch, not with everything. Sections not listed are
+/// treated as touching everything.
 pub fn atomic_sections(
     prog: &Program,
     names: &mut Names,
-) -> rustc_hash::FxHashMap<analysis::ir::StmtId, Vec<Access>> {
+) -> rustc_hash::FxHashMap<analysis::ir::StmtId, SectionFootprint> {
     let bodies = function_accesses(prog, names);
     let mut out = rustc_hash::FxHashMap::default();
     for f in &prog.functions {
+        let params = unassigned_params(f);
         for (b, block) in f.blocks.iter().enumerate() {
             for (i, s) in block.stmts.iter().enumerate() {
                 if matches!(
@@ -289,14 +304,26 @@ pub fn atomic_sections(
                         ..
                     }
                 ) {
-                    if let Some(acc) = section(prog, names, &bodies, f, b, i + 1) {
-                        out.insert(s.id, acc.into_iter().collect());
+                    if let Some(acc) = section(prog, names, &bodies, &params, f, b, i + 1) {
+                        out.insert(s.id, acc);
                     }
                 }
             }
         }
     }
     out
+}
+
+/// The parameters of `f` that no statement assigns: they hold the caller's value
+/// throughout the body.
+fn unassigned_params(f: &analysis::ir::Function) -> BTreeSet<RegId> {
+    let mut params: BTreeSet<RegId> = f.params.iter().copied().collect();
+    for s in f.blocks.iter().flat_map(|b| &b.stmts) {
+        if let Some(d) = s.kind.def() {
+            params.remove(&d);
+        }
+    }
+    params
 }
 
 /// One statement's shared accesses; `None` when not known statically.
@@ -389,16 +416,19 @@ fn function_accesses(prog: &Program, names: &mut Names) -> Vec<Option<BTreeSet<A
     all
 }
 
-/// The accesses from (`block`, `index`) of `f` to the end of the atomic section.
+/// The accesses from (`block`, `index`) of `f` to the end of the atomic section;
+/// `params` are the pointer parameters whose loads and stores it may name by register.
 fn section(
     prog: &Program,
     names: &mut Names,
     bodies: &[Option<BTreeSet<Access>>],
+    params: &BTreeSet<RegId>,
     f: &analysis::ir::Function,
     block: usize,
     index: usize,
-) -> Option<BTreeSet<Access>> {
+) -> Option<SectionFootprint> {
     let mut acc = BTreeSet::new();
+    let mut via_params = BTreeSet::new();
     let mut seen = std::collections::HashSet::new();
     let mut work = vec![(block, index, 1u32)];
     while let Some((b, i, depth)) = work.pop() {
@@ -433,6 +463,18 @@ fn section(
                 } if prog.function(*g).is_defined() => {
                     acc.extend(bodies[g.index()].as_ref()?.iter().copied());
                 }
+                StmtKind::Load {
+                    addr: Operand::Reg(r),
+                    ..
+                } if params.contains(r) => {
+                    via_params.insert((*r, false));
+                }
+                StmtKind::Store {
+                    addr: Operand::Reg(r),
+                    ..
+                } if params.contains(r) => {
+                    via_params.insert((*r, true));
+                }
                 kind => acc.extend(stmt_accesses(prog, names, kind)?),
             }
         }
@@ -451,5 +493,47 @@ fn section(
             TermKind::Return(_) | TermKind::ThreadExit(_) => return None,
         }
     }
-    Some(acc)
+    Some(SectionFootprint {
+        fixed: acc.into_iter().collect(),
+        via_params: via_params.into_iter().collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use analysis::frontend::parse_preprocessed;
+    use analysis::ir::DataModel;
+
+    fn sections_of(src: &str) -> (Program, Vec<SectionFootprint>) {
+        let unit = parse_preprocessed(src.to_string(), "t.c").unwrap();
+        let prog = analysis::lower::lower(&unit, DataModel::Ilp32).unwrap();
+        let mut names = Names::default();
+        let mut found: Vec<_> = atomic_sections(&prog, &mut names).into_iter().collect();
+        found.sort_by_key(|(id, _)| *id);
+        (prog, found.into_iter().map(|(_, f)| f).collect())
+    }
+
+    #[test]
+    fn an_atomic_acquire_through_its_pointer_parameter_names_the_parameter() {
+        let src = "void abort(void);\n\
+            void __VERIFIER_atomic_acquire(int *m) { if (*m != 0) abort(); *m = 1; }\n\
+            int lock;\n\
+            int main(void) { __VERIFIER_atomic_acquire(&lock); return 0; }\n";
+        let (prog, sections) = sections_of(src);
+        assert_eq!(sections.len(), 1, "{sections:?}");
+        let f = prog.function_named("__VERIFIER_atomic_acquire").unwrap();
+        let m = f.params[0];
+        assert!(sections[0].fixed.is_empty(), "{sections:?}");
+        assert_eq!(sections[0].via_params, vec![(m, false), (m, true)]);
+    }
+
+    #[test]
+    fn a_reassigned_pointer_parameter_is_not_known_before_the_section() {
+        let src = "int a[4];\n\
+            void __VERIFIER_atomic_bump(int *p) { p = p + 1; *p = 1; }\n\
+            int main(void) { __VERIFIER_atomic_bump(a); return 0; }\n";
+        let (_, sections) = sections_of(src);
+        assert!(sections.is_empty(), "{sections:?}");
+    }
 }
