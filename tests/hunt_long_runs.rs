@@ -3,6 +3,7 @@
 //! progress lines (hunt's and verify's) show on a terminal only.
 
 mod common;
+mod corpus_gate;
 
 use common::{agx_bin, project_root};
 use std::path::{Path, PathBuf};
@@ -85,6 +86,36 @@ fn total_timeout_bounds_the_whole_hunt() {
     // Not a terminal: no progress line.
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!err.contains("hunt ["), "{err}");
+}
+
+/// pthread-ext/08_rand_cas: the hunt's solver queries (a multiplicative random number
+/// generator) ran 55 s past a 5 s `--total-timeout`, Z3 not stopping at its timeout; the
+/// watcher reports the results so far once the deadline has passed by its grace period.
+/// The limit below only tells a hung run from one that ended by its deadline on a loaded
+/// machine.
+#[test]
+fn total_timeout_holds_while_a_solver_query_overruns() {
+    let Some(corpus) =
+        corpus_gate::corpus_or_skip("total_timeout_holds_while_a_solver_query_overruns")
+    else {
+        return;
+    };
+    let file = corpus.join("pthread-ext/08_rand_cas.c");
+    let started = Instant::now();
+    let o = Command::new(agx_bin())
+        .args(hunt_args(
+            &file,
+            &["--first", "--total-timeout", "2", "--timeout", "2"],
+        ))
+        .current_dir(project_root())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let secs = started.elapsed().as_secs_f64();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(3), "{out}");
+    assert!(out.contains("UNKNOWN"), "{out}");
+    assert!(secs < 20.0, "took {secs:.1} s");
 }
 
 #[test]

@@ -84,6 +84,9 @@ impl HuntCall<'_> {
             .arg(data_model_flag(self.data_model))
             .arg("--timeout")
             .arg(self.timeout_secs.to_string())
+            // The limit is the whole command's: hunt's --timeout is per goal.
+            .arg("--total-timeout")
+            .arg(self.timeout_secs.to_string())
             .arg("--jobs")
             .arg(self.jobs.to_string());
         command
@@ -593,7 +596,8 @@ mod tests {
         let args: Vec<_> = cmd.get_args().map(|a| a.to_string_lossy()).collect();
         assert_eq!(
             args.join(" "),
-            "hunt t/a.c --assertions --first --format json --data-model ilp32 --timeout 30 --jobs 1"
+            "hunt t/a.c --assertions --first --format json --data-model ilp32 --timeout 30 \
+             --total-timeout 30 --jobs 1"
         );
     }
 

@@ -96,6 +96,9 @@ pub fn command(plan: &Plan, task: &Task, source: &std::path::Path, column: &Colu
                 model,
                 "--timeout",
                 &timeout,
+                // The limit is the whole command's: hunt's --timeout is per goal.
+                "--total-timeout",
+                &timeout,
             ]);
             c.args(args);
         }

@@ -63,7 +63,7 @@ pub struct Args {
     #[arg(long, value_name = "K")]
     pub unwind: Option<u32>,
     /// Cut runs longer than N visible events.
-    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    #[arg(long, value_name = "N", default_value_t = explorer::symbolic::DEFAULT_MAX_EVENTS)]
     pub max_events: u64,
     /// Cut runs that create more than N threads (main included).
     #[arg(long, value_name = "N", default_value_t = 64)]

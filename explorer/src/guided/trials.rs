@@ -130,7 +130,7 @@ fn run_trials(
     let started = std::sync::atomic::AtomicUsize::new(0);
     let one = |i: usize| -> Result<(usize, TrialResult), HuntError> {
         let sym = engine_config(cfg);
-        let engine = Stepper::new(prog, &sym).map_err(|e| HuntError::Program(e.to_string()))?;
+        let mut engine = Stepper::new(prog, &sym).map_err(|e| HuntError::Program(e.to_string()))?;
         if cancel.load(Ordering::Relaxed) {
             return Ok((i, cancelled(&sets[i].traces)));
         }
@@ -139,6 +139,7 @@ fn run_trials(
         let now = Instant::now();
         let slice = deadline.saturating_duration_since(now) / waves;
         let trial_deadline = (now + slice).min(deadline);
+        engine.set_solver_deadline(trial_deadline);
         let trial = Trial::new(prog, goal, abs, cfg, engine, &cancel, trial_deadline);
         let result = trial.run_along(sets[i].traces.clone());
         if decisive(&result.end) {

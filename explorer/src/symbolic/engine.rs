@@ -468,11 +468,24 @@ impl<'p> Engine<'p> {
         if self.search.stop {
             return self.nothing();
         }
-        if self.setup.wp_on && !ops.is_empty() {
+        if self.setup.wp_on && sub.rw.saturated() {
+            sub.wp = self.pool.fals();
+        } else if self.setup.wp_on && !ops.is_empty() {
             sub.wp = super::summary::wp_of(&mut self.pool, ops, sub.wp);
             sub.wp = self.capped(sub.wp);
         }
         sub
+    }
+
+    /// `wp ∧ below` for a node whose accesses so far are `rw`: `false` (claims nothing)
+    /// once they are saturated, since no summary is recorded there or above and the
+    /// conjunction would only grow the term pool.
+    pub fn conjoin_below(&mut self, wp: TermId, below: TermId, rw: &Accesses) -> TermId {
+        if rw.saturated() {
+            return self.pool.fals();
+        }
+        let wp = self.pool.and(wp, below);
+        self.capped(wp)
     }
 
     /// A weakest precondition larger than the cap (distinct subterms, `WP_CAP_FACTOR`

@@ -203,7 +203,8 @@ pub struct Config {
     /// Iterations of one loop (per entry, per frame) and activations of one function on
     /// one thread's stack; exceeding it cuts the path. Default: `None` (no bound).
     pub unwind: Option<u32>,
-    /// Visible events in one run; exceeding it cuts the run. Default: 10 000.
+    /// Visible events in one run; exceeding it cuts the run. Default:
+    /// [`DEFAULT_MAX_EVENTS`].
     pub max_events: u64,
     /// Threads in one run (main included); creating more cuts the run. Default: 64.
     pub max_threads: usize,
@@ -316,7 +317,7 @@ impl Default for Config {
             slice: true,
             relevant: None,
             unwind: None,
-            max_events: 10_000,
+            max_events: DEFAULT_MAX_EVENTS,
             max_threads: 64,
             timeout: None,
             max_states: None,
@@ -555,6 +556,13 @@ pub fn describe_run_outcome(o: &Result<RunOutcome, crate::concrete::RuntimeError
         Err(e) => e.to_string(),
     }
 }
+
+/// The default bound on visible events in one run. It exists to end runs that never
+/// finish (a loop that keeps writing); a program's own long runs must fit under it:
+/// queue_ok_longest's one run has about 14,400 events (two loops of 800 iterations over
+/// the queue), which the peers explore in 2 executions. A node on the path costs about
+/// 10 KB (its state, clocks and step), so a run of 50,000 events stays near 0.5 GB.
+pub const DEFAULT_MAX_EVENTS: u64 = 50_000;
 
 /// Stacks tried for the search thread, largest first: the depth-first search recurses once
 /// per node and fork. The stack is address space reserved, not memory used, but under an

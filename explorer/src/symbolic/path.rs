@@ -312,10 +312,15 @@ impl<'p> Engine<'p> {
             });
             if let Some(sub) = res {
                 if self.setup.wp_on {
-                    let part = self.pool.and(guard_wp, sub.wp);
-                    wp = self.pool.or(wp, part);
-                    wp = self.capped(wp);
                     rw.extend(sub.rw);
+                    wp = if rw.saturated() {
+                        // No summary is recorded above (see `Accesses`).
+                        self.pool.fals()
+                    } else {
+                        let part = self.pool.and(guard_wp, sub.wp);
+                        let union = self.pool.or(wp, part);
+                        self.capped(union)
+                    };
                 }
             }
         }

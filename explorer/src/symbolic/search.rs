@@ -18,14 +18,11 @@ use super::names::ThreadKey;
 use super::preempt::Preemptions;
 use super::state::{State, Status, Tid};
 use super::step::StepCtx;
-use super::summary::{rename_inputs, substitute, Accesses, RwTable, RET_DEPTH};
+use super::summary::{key_hash, rename_inputs, substitute, Accesses, RwTable, RET_DEPTH};
 use super::term::{var_bloom, TermId, Var};
 use super::{Repair, Strategy};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
-
-/// The most distinct accesses below a node for which its summary is recorded.
-const MAX_RECORDED_ACCESSES: usize = 1024;
 
 impl<'p> Engine<'p> {
     /// The current step has reached the next node.
@@ -182,12 +179,18 @@ impl<'p> Engine<'p> {
         if let Some(sub) = self.type_a_cut(&st, &clocks) {
             return sub;
         }
-        let key = self.setup.wp_on.then(|| st.key(&self.pool));
-        if let Some(key) = &key {
-            if let Some(sub) = self.try_prune(&st, key, &clocks) {
+        // Only the key's hash is kept while the subtree is explored (a key holds every
+        // cell's shape, and a long run has thousands of nodes on the stack); the key is
+        // computed again when a summary is recorded.
+        let key_hash = if self.setup.wp_on {
+            let key = st.key(&self.pool);
+            if let Some(sub) = self.try_prune(&st, &key, &clocks) {
                 return sub;
             }
-        }
+            Some(key_hash(&key))
+        } else {
+            None
+        };
         let initial: BTreeSet<Tid> = if dpor {
             // Round-robin from the thread of the previous step (the interpreter's default
             // schedule): a first run that alternates threads visits the nodes that later
@@ -238,9 +241,8 @@ impl<'p> Engine<'p> {
             self.path.trace.truncate(trace);
             self.path.inputs.truncate(inputs);
             if self.setup.wp_on {
-                wp = self.pool.and(wp, sub.wp);
-                wp = self.capped(wp);
                 rw.extend(sub.rw);
+                wp = self.conjoin_below(wp, sub.wp, &rw);
             }
             if dpor {
                 if let Some(f) = self.pending_footprint(&st, t) {
@@ -259,24 +261,18 @@ impl<'p> Engine<'p> {
             // must hold, also while a long run is unwound).
             return self.nothing();
         }
-        if let Some(key) = key {
-            if rw.0.len() > MAX_RECORDED_ACCESSES {
+        if let Some(hash) = key_hash {
+            if rw.saturated() {
                 // Recording costs the table's size at every node of the path (quadratic
                 // in a long run over many cells); the node keeps no summary, as if
                 // evicted, so no later visit prunes with part of its accesses.
                 if let Some(table) = self.search.summaries.as_mut() {
-                    table.forget(&key);
+                    table.forget_hashed(hash);
                 }
                 return Sub { wp, rw };
             }
-            let keys: Vec<ThreadKey> = st.threads.iter().map(|th| th.key).collect();
-            let mut table = rw.relative_to(&keys, self.search.dpor.events.len());
-            if !sleep_free {
-                // A sleep set left executions out of the subtree: its races are not all
-                // known.
-                table.values_mut().for_each(|r| r.covered = false);
-            }
-            self.record_summary(&st, key, wp, sleep_free && !self.search.stop, &table);
+            let key = st.key(&self.pool);
+            self.record_summary(&st, key, wp, sleep_free, &rw);
         }
         Sub { wp, rw }
     }
@@ -430,15 +426,23 @@ impl<'p> Engine<'p> {
         st.threads.iter().map(|th| (th.key, th.inputs)).collect()
     }
 
-    /// Adds a finished visit of a node to the summary table.
+    /// Adds a finished visit of a node (`sleep_free`: its sleep set was empty) to the
+    /// summary table: its summary and the accesses below it (`rw`).
+    ///
+    /// A visit that claims nothing (a sleep-set-reduced subtree, or a wp of `false`)
+    /// creates no entry: a prune with the entry's summary stands only for the subtrees of
+    /// the visits that make it up, so only their accesses need repairing (a long run cut
+    /// by a bound would otherwise store an access table at each of its nodes). An
+    /// existing entry still takes its accesses (the table only grows more cautious).
     fn record_summary(
         &mut self,
         st: &State,
         key: Vec<u64>,
         wp: TermId,
-        standalone: bool,
-        rw: &RwTable,
+        sleep_free: bool,
+        rw: &Accesses,
     ) {
+        let standalone = sleep_free && !self.search.stop;
         let cursors = Self::cursors(st);
         let ps = if standalone {
             rename_inputs(
@@ -451,6 +455,19 @@ impl<'p> Engine<'p> {
             None
         };
         let ps = ps.filter(|p| !self.pool.is_false(*p));
+        let Some(summaries) = self.search.summaries.as_ref() else {
+            return;
+        };
+        if ps.is_none() && !summaries.holds(&key) {
+            return;
+        }
+        let keys: Vec<ThreadKey> = st.threads.iter().map(|th| th.key).collect();
+        let mut table = rw.relative_to(&keys, self.search.dpor.events.len());
+        if !sleep_free {
+            // A sleep set left executions out of the subtree: its races are not all
+            // known.
+            table.values_mut().for_each(|r| r.covered = false);
+        }
         let exporting = self.setup.cfg.carry.as_ref().is_some_and(|c| c.export);
         if exporting && ps.is_some() && !self.search.carry_states.contains_key(&key) {
             if let Some(ids) = self.setup.stable.as_ref() {
@@ -463,8 +480,8 @@ impl<'p> Engine<'p> {
                 }
             }
         }
-        if let Some(table) = self.search.summaries.as_mut() {
-            table.record(&mut self.pool, key, ps, rw);
+        if let Some(summaries) = self.search.summaries.as_mut() {
+            summaries.record(&mut self.pool, key, ps, &table);
         }
     }
 

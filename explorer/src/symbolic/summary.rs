@@ -229,13 +229,29 @@ pub struct Occurrences {
     pub last_race: Option<usize>,
 }
 
-/// The accesses made below a node.
+/// The most distinct accesses below a node for which its summary is recorded: recording
+/// one costs the table's size at every node of the path (quadratic in a long run over
+/// many cells).
+pub const MAX_RECORDED_ACCESSES: usize = 1024;
+
+/// The accesses made below a node, or only the fact that there were more than
+/// [`MAX_RECORDED_ACCESSES`] distinct ones (`saturated`). Distinct accesses only grow
+/// towards the root (a node's accesses include each child's), so no node above a
+/// saturated one records a summary either: its entries are dropped, and the engine stops
+/// computing weakest preconditions for it (see `Engine::with_ops`), which is most of the
+/// cost of unwinding a long run.
 #[derive(Clone, Debug, Default)]
-pub struct Accesses(pub FxHashMap<RwEntry, Occurrences>);
+pub struct Accesses {
+    map: FxHashMap<RwEntry, Occurrences>,
+    saturated: bool,
+}
 
 impl Accesses {
     pub fn add(&mut self, entry: RwEntry, clock: &VClock, last_race: Option<usize>) {
-        self.0
+        if self.saturated {
+            return;
+        }
+        self.map
             .entry(entry)
             .and_modify(|o| {
                 o.clock = o.clock.meet(clock);
@@ -245,16 +261,40 @@ impl Accesses {
                 clock: clock.clone(),
                 last_race,
             });
+        self.saturate_if_over();
     }
 
     /// Merges `other` in (the smaller map into the larger: merging is symmetric, and a
     /// node's accesses are mostly its one child's).
     pub fn extend(&mut self, mut other: Accesses) {
-        if other.0.len() > self.0.len() {
+        if other.saturated {
+            *self = other;
+            return;
+        }
+        if self.saturated {
+            return;
+        }
+        if other.map.len() > self.map.len() {
             std::mem::swap(self, &mut other);
         }
-        for (e, o) in other.0 {
+        for (e, o) in other.map {
             self.add(e, &o.clock, o.last_race);
+            if self.saturated {
+                return;
+            }
+        }
+    }
+
+    /// More than [`MAX_RECORDED_ACCESSES`] distinct accesses: no summary is recorded
+    /// here or above.
+    pub fn saturated(&self) -> bool {
+        self.saturated
+    }
+
+    fn saturate_if_over(&mut self) {
+        if self.map.len() > MAX_RECORDED_ACCESSES {
+            self.map = FxHashMap::default();
+            self.saturated = true;
         }
     }
 
@@ -265,7 +305,7 @@ impl Accesses {
     /// depends on the path to it and is not kept: another path to the same node may
     /// order the threads differently; the races among steps after the node do not.
     pub fn relative_to(&self, keys: &[ThreadKey], since: usize) -> RwTable {
-        self.0
+        self.map
             .iter()
             .map(|(e, o)| {
                 let after: Vec<ThreadKey> = keys
@@ -298,12 +338,21 @@ pub type RwTable = FxHashMap<RwEntry, Recorded>;
 
 struct Entry {
     key: Box<[u64]>,
+    /// [`key_hash`] of `key`.
+    hash: u64,
     /// The summary, with inputs as `Fut`; `None` while no sleep-free visit finished.
     ps: Option<TermId>,
     /// `ps` has reached the size bound, so it stops growing (known once, instead of
     /// measuring its DAG again at every later visit of the key).
     full: bool,
     rw: RwTable,
+}
+
+/// The hash of a key that picks its slot in [`Summaries`].
+pub fn key_hash(key: &[u64]) -> u64 {
+    let mut h = rustc_hash::FxHasher::default();
+    key.hash(&mut h);
+    h.finish()
 }
 
 /// The bounded summary table.
@@ -330,9 +379,11 @@ impl Summaries {
     }
 
     fn slot(&self, key: &[u64]) -> usize {
-        let mut h = rustc_hash::FxHasher::default();
-        key.hash(&mut h);
-        (h.finish() % self.slots.len() as u64) as usize
+        self.slot_of_hash(key_hash(key))
+    }
+
+    fn slot_of_hash(&self, hash: u64) -> usize {
+        (hash % self.slots.len() as u64) as usize
     }
 
     /// Every key with its summary (for exporting them).
@@ -356,10 +407,28 @@ impl Summaries {
         })
     }
 
+    /// Does the table hold an entry for `key`?
+    pub fn holds(&self, key: &[u64]) -> bool {
+        self.slots[self.slot(key)]
+            .as_ref()
+            .is_some_and(|e| *e.key == *key)
+    }
+
     /// Drops what is known of `key` (as an eviction would).
+    #[cfg(test)]
     pub fn forget(&mut self, key: &[u64]) {
         let i = self.slot(key);
         if self.slots[i].as_ref().is_some_and(|e| *e.key == *key) {
+            self.slots[i] = None;
+        }
+    }
+
+    /// Drops what is known of the key whose [`key_hash`] is `hash`: of that key, and of
+    /// any other key with the same hash in its slot (dropping a summary only weakens
+    /// pruning). For callers that keep a node's hash rather than its whole key.
+    pub fn forget_hashed(&mut self, hash: u64) {
+        let i = self.slot_of_hash(hash);
+        if self.slots[i].as_ref().is_some_and(|e| e.hash == hash) {
             self.slots[i] = None;
         }
     }
@@ -377,6 +446,7 @@ impl Summaries {
                 self.evictions += 1;
             }
             self.slots[i] = Some(Entry {
+                hash: key_hash(&key),
                 key: key.into_boxed_slice(),
                 ps: None,
                 full: false,
@@ -516,6 +586,12 @@ mod tests {
         assert_eq!(s.lookup(&[2]).and_then(|k| k.ps), Some(c2));
         s.forget(&[2]);
         assert!(s.lookup(&[2]).is_none());
+        // By hash: another key's hash keeps the slot, the key's own empties it.
+        s.record(&mut p, vec![2], Some(c2), &rw);
+        s.forget_hashed(key_hash(&[1]));
+        assert!(s.lookup(&[2]).is_some());
+        s.forget_hashed(key_hash(&[2]));
+        assert!(s.lookup(&[2]).is_none());
     }
 
     #[test]
@@ -535,8 +611,36 @@ mod tests {
         a.extend(large.clone());
         let mut b = large;
         b.extend(small);
-        assert_eq!(a.0, b.0);
-        let merged = &a.0[&(ThreadKey(0), cell(1))];
+        assert_eq!(a.map, b.map);
+        let merged = &a.map[&(ThreadKey(0), cell(1))];
         assert_eq!((merged.clock.get(0), merged.last_race), (2, Some(4)));
+    }
+
+    #[test]
+    fn accesses_saturate_past_the_recording_bound_and_stay_saturated() {
+        let cell = |o| Access::read(crate::symbolic::dpor::Loc::Mem(ObjInst(o), 0));
+        let clock = VClock::default();
+        let mut below = Accesses::default();
+        for o in 0..MAX_RECORDED_ACCESSES as u32 {
+            below.add((ThreadKey(0), cell(o)), &clock, None);
+        }
+        // Repeating an access adds nothing distinct.
+        below.add((ThreadKey(0), cell(0)), &clock, Some(1));
+        assert!(!below.saturated());
+        assert_eq!(below.map.len(), MAX_RECORDED_ACCESSES);
+        let mut one_more = below.clone();
+        one_more.add((ThreadKey(1), cell(0)), &clock, None);
+        assert!(one_more.saturated());
+        assert!(one_more.map.is_empty());
+        // Above a saturated node every node is saturated, whichever side is merged in.
+        let mut parent = Accesses::default();
+        parent.add((ThreadKey(2), cell(0)), &clock, None);
+        parent.extend(one_more.clone());
+        assert!(parent.saturated());
+        let mut again = one_more;
+        again.extend(below);
+        again.add((ThreadKey(3), cell(9)), &clock, None);
+        assert!(again.saturated() && again.map.is_empty());
+        assert!(again.relative_to(&[ThreadKey(0)], 0).is_empty());
     }
 }

@@ -131,6 +131,12 @@ impl<'p> Stepper<'p> {
         })
     }
 
+    /// Solver queries give up at `deadline` at the latest (as Z3's timeout): the caller's
+    /// search checks its deadline between steps, but one query can run far past it.
+    pub fn set_solver_deadline(&mut self, deadline: std::time::Instant) {
+        self.engine.smt.set_deadline(Some(deadline));
+    }
+
     pub fn program(&self) -> &'p Program {
         self.engine.setup.prog
     }
