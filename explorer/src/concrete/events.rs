@@ -3,7 +3,7 @@
 
 use super::machine::{Addr, Flow, Gate, Machine, Stop, ThreadState};
 use super::memory::Access;
-use super::outcome::{BlockedThread, RunOutcome, ThreadId, Violation, ViolationKind};
+use super::outcome::{BlockedThread, Bound, RunOutcome, ThreadId, Violation, ViolationKind};
 use super::value::Value;
 use analysis::ir::{Operand, RegId, Scalar, Span, Stmt, StmtKind, SyncOp, EBUSY};
 use std::collections::hash_map::Entry;
@@ -314,9 +314,10 @@ impl<'p> Machine<'p> {
             ThreadState::AtEvent(gate) => self.wait_at_event(t, gate).is_none(),
             ThreadState::Reacquire { mutex, .. } => !self.mutexes.contains_key(&mutex),
             ThreadState::Ending { .. } => true,
-            ThreadState::Waiting { .. } | ThreadState::Finished { .. } | ThreadState::Joined => {
-                false
-            }
+            ThreadState::Waiting { .. }
+            | ThreadState::Finished { .. }
+            | ThreadState::Joined
+            | ThreadState::LoopsForever => false,
         }
     }
 
@@ -374,8 +375,19 @@ impl<'p> Machine<'p> {
     }
 
     /// The end of the run when no thread can take a step: completion if every thread has
-    /// finished, else a deadlock naming each blocked thread.
+    /// finished, else a deadlock naming each blocked thread. A thread looping forever
+    /// ([`ThreadState::LoopsForever`]) keeps the program running: it would run into the
+    /// statement bound, which ends the run (as the engine, which does not call that a
+    /// deadlock either).
     pub(crate) fn nothing_enabled(&self) -> Stop {
+        let looping = self
+            .live
+            .iter()
+            .any(|&t| matches!(self.threads[t.index()].state, ThreadState::LoopsForever));
+        if looping {
+            let bound = Bound::Statements(self.cfg.max_statements);
+            return Stop::end(RunOutcome::BoundHit { bound });
+        }
         let blocked: Vec<BlockedThread> = self
             .live
             .iter()
@@ -419,7 +431,9 @@ impl<'p> Machine<'p> {
                 (self.or_atomic(t, reason), span)
             }
             ThreadState::Ending { span, .. } => (self.or_atomic(t, None), span),
-            ThreadState::Finished { .. } | ThreadState::Joined => return None,
+            ThreadState::Finished { .. } | ThreadState::Joined | ThreadState::LoopsForever => {
+                return None
+            }
         };
         let location = self.prog.location(span);
         Some(BlockedThread {

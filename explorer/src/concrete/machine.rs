@@ -67,6 +67,54 @@ pub(crate) struct Frame<'p> {
     pub ret_dst: Option<RegId>,
 }
 
+/// A thread's local state at a block boundary ([`Machine::local_state`]).
+#[derive(Clone, PartialEq)]
+struct LocalState {
+    frames: Vec<(FuncId, usize, usize, Vec<Value>)>,
+    inputs: usize,
+    heap: (usize, u64),
+}
+
+/// Recognises a step that loops forever without a visible event: the thread's local
+/// code is deterministic given its local state, so a repeated state repeats forever.
+/// Brent's cycle detection over the states at block boundaries, started only after
+/// [`LocalCycle::QUIET`] boundaries so that ordinary steps pay one counter: memory
+/// O(1), and a cycle of length λ entered after μ boundaries is found within
+/// O(μ + λ) more. The symbolic engine parks such a thread (a spin loop on a register
+/// is one, `analysis::spin`), and a witness then schedules the others past it.
+#[derive(Default)]
+struct LocalCycle {
+    boundaries: u64,
+    saved: Option<LocalState>,
+    since_saved: u64,
+    power: u64,
+}
+
+impl LocalCycle {
+    const QUIET: u64 = 256;
+
+    /// Counts a block boundary; whether the state should be looked at.
+    fn tick(&mut self) -> bool {
+        self.boundaries += 1;
+        self.boundaries > Self::QUIET
+    }
+
+    /// Whether `state` was seen before (Brent: compare with the saved state, save anew
+    /// at every power of two).
+    fn repeats(&mut self, state: LocalState) -> bool {
+        if self.saved.as_ref() == Some(&state) {
+            return true;
+        }
+        self.since_saved += 1;
+        if self.saved.is_none() || self.since_saved >= self.power {
+            self.saved = Some(state);
+            self.since_saved = 0;
+            self.power = (self.power * 2).max(1);
+        }
+        false
+    }
+}
+
 /// What a thread standing at a visible statement may have to wait for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Gate {
@@ -108,6 +156,10 @@ pub(crate) enum ThreadState {
         value: Value,
     },
     Joined,
+    /// It returned to a state it was in before within one step: it loops forever
+    /// without a visible event (see [`LocalCycle`]). It takes no further step; the other
+    /// threads go on (a spin loop on a register, `r = flag; while (r == 0);`).
+    LoopsForever,
 }
 
 pub(crate) struct Thread<'p> {
@@ -484,7 +536,7 @@ impl<'p> Machine<'p> {
                 self.record_note(t, stmt, StmtNote::ThreadEnd);
                 return self.end_thread(t, value, exit_program);
             }
-            ThreadState::Finished { .. } | ThreadState::Joined => {
+            ThreadState::Finished { .. } | ThreadState::Joined | ThreadState::LoopsForever => {
                 return Err(Stop::Error(RuntimeError::MalformedIr(format!(
                     "internal: thread {t} was scheduled while it cannot run"
                 ))));
@@ -542,8 +594,10 @@ impl<'p> Machine<'p> {
     }
 
     /// Runs the invisible statements of `t` until it is positioned at a visible event or
-    /// its function has returned.
+    /// its function has returned, or it is found looping forever without one
+    /// ([`ThreadState::LoopsForever`]).
     pub fn run_local(&mut self, t: ThreadId) -> Flow {
+        let mut cycle = LocalCycle::default();
         loop {
             let (func, block, index) = self.position(t);
             let block = &func.blocks[block];
@@ -568,7 +622,33 @@ impl<'p> Machine<'p> {
                 if !self.exec_term(t, &block.term)? {
                     return Ok(());
                 }
+                if cycle.tick()
+                    && self.atomic_owner != Some(t)
+                    && self.threads[t.index()].atomic == 0
+                {
+                    let state = self.local_state(t);
+                    if cycle.repeats(state) {
+                        self.threads[t.index()].state = ThreadState::LoopsForever;
+                        return Ok(());
+                    }
+                }
             }
+        }
+    }
+
+    /// Everything a thread's local code can change: its frames' positions and registers,
+    /// the inputs and heap blocks taken so far (stores are visible events, so memory
+    /// cannot change inside a step).
+    fn local_state(&self, t: ThreadId) -> LocalState {
+        let th = &self.threads[t.index()];
+        LocalState {
+            frames: th
+                .frames
+                .iter()
+                .map(|f| (f.func.id, f.block, f.index, f.regs.clone()))
+                .collect(),
+            inputs: self.input_log.len(),
+            heap: (self.mem.object_count(), self.mem.heap_bytes),
         }
     }
 

@@ -112,6 +112,11 @@ impl<'p> Memory<'p> {
     }
 
     /// A new object (static storage and `argv`: never reused).
+    /// How many objects were ever made (a freed one's index is reused).
+    pub fn object_count(&self) -> usize {
+        self.objects.len()
+    }
+
     pub fn new_static(&mut self, origin: Origin, size: u64, read_only: bool) -> ObjRef {
         self.create(origin, size, true, read_only)
     }
