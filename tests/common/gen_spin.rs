@@ -7,11 +7,10 @@
 //! `abort()` as SV-COMP's tasks do), Peterson's flags and turn with a two-load spin
 //! loop, a test-and-set loop over an atomic section, or nothing. Thread 0 may publish
 //! `data` behind a `ready` flag that the last thread awaits, in one of three shapes:
-//! a load in the loop's test, a load through a pointer, or a `while (1)` loop that
-//! breaks out in the middle. (Not generated: one load before a loop that never reads
-//! again, `a = ready; while (a == 0) { }`; with it `agx verify` with the spin-loop
-//! reduction reports a witness that does not replay — the interpreter spins until its
-//! statement bound; see docs/performance.md, session 7.) Some programs break
+//! a load in the loop's test, a load through a pointer, one load before a loop that never
+//! reads again (`a = ready; while (a == 0) ;`, which loops forever when it read 0: the
+//! interpreter's replay must let the other threads go on past it), or a `while (1)` loop
+//! that breaks out in the middle. Some programs break
 //! the protocol in one thread (skip the lock, yield the turn to itself, raise the flag
 //! before the data), so the assertions fail on some schedules.
 //!
@@ -43,7 +42,7 @@ pub fn spin_program(seed: u64) -> String {
     // One thread breaks the protocol in some programs.
     let broken = rng.chance(30).then(|| rng.below(threads));
     let publish = rng.chance(60);
-    let wait_shape = rng.below(3);
+    let wait_shape = rng.below(4);
     let data = 1 + rng.below(3);
     let mut out = String::new();
     let mut line = |indent: usize, text: &str| {
@@ -76,6 +75,11 @@ pub fn spin_program(seed: u64) -> String {
             match wait_shape {
                 0 => line(1, "while (ready == 0) ;"),
                 1 => line(1, "while (*p == 0) ;"),
+                // One load, then a loop on the register: forever when it read 0.
+                2 => {
+                    line(1, "a = ready;");
+                    line(1, "while (a == 0) ;");
+                }
                 _ => {
                     line(1, "while (1) {");
                     line(2, "a = ready;");
