@@ -33,7 +33,7 @@ use analysis::ir::Program;
 use anyhow::{bail, Context, Result};
 use explorer::concrete::race::RaceAccess;
 use explorer::concrete::{UninitPolicy, ViolationKind};
-use explorer::symbolic::carry::{self, Carry};
+use explorer::symbolic::carry::{self, Carried, Carry};
 use explorer::symbolic::{
     self, Checks, Config, Found, Incomplete, Reason, SearchOutcome, SearchStats, Strategy,
     SymbolicArgs, Verdict,
@@ -484,7 +484,11 @@ fn since(
                     eprintln!("warning: the old version's summaries not stored: {e:#}");
                 }
             }
-            (o.carried, Some(why))
+            let decoded = o
+                .carried
+                .into_iter()
+                .map(|s| (s.key.clone(), Carried::Decoded(s)));
+            (decoded.collect(), Some(why))
         }
     };
     let carried_summaries = summaries.len();

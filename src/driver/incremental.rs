@@ -11,7 +11,7 @@
 use analysis::diff::diff_programs;
 use analysis::ir::Program;
 use anyhow::Result;
-use explorer::symbolic::carry::{self, CarriedSummary, Changes, Imported, Slices};
+use explorer::symbolic::carry::{self, Carried, CarriedSummary, Changes, Imported, Slices};
 use explorer::symbolic::Config;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -117,8 +117,7 @@ pub fn write(at: &Location, key: &str, summaries: &[CarriedSummary]) -> Result<S
     let mut stored = Vec::with_capacity(summaries.len());
     let mut size = 0usize;
     for s in summaries {
-        let formula =
-            serde_json::to_string(&(&s.formula, &s.accesses)).expect("summaries serialize");
+        let formula = Carried::encode(s);
         size += formula.len() + 8 * s.key.len();
         if size > MAX_RECORD_BYTES {
             anyhow::bail!(
@@ -148,12 +147,14 @@ pub fn write(at: &Location, key: &str, summaries: &[CarriedSummary]) -> Result<S
 
 /// The outcome of reading a record.
 pub enum Read {
-    Found(Vec<CarriedSummary>),
+    /// The summaries by key, their formulas still as stored text ([`Carried::Text`]).
+    Found(Vec<(Vec<u64>, Carried)>),
     /// Nothing stored, or a record that cannot be trusted (the reason).
     Unusable(String),
 }
 
-/// Reads the record `key`.
+/// Reads the record `key`. The record's checksum and meta are checked here; each
+/// summary's formula is decoded only when the new search meets its key.
 pub fn read(at: &Location, key: &str) -> Result<(Read, StoreIo)> {
     let started = Instant::now();
     let mut store = Store::open(at)?;
@@ -163,26 +164,15 @@ pub fn read(at: &Location, key: &str) -> Result<(Read, StoreIo)> {
     let read = match lookup {
         Lookup::Missing => Read::Unusable("no record of the old version".into()),
         Lookup::Ignored(why) => Read::Unusable(format!("the old version's record: {why}")),
-        Lookup::Found(r) => {
-            let mut out = Vec::with_capacity(r.summaries.len());
-            let mut bad = None;
-            for s in r.summaries {
-                bytes += s.formula.len() + 8 * s.node.len();
-                match serde_json::from_str(&s.formula) {
-                    Ok((formula, accesses)) => out.push(CarriedSummary {
-                        key: s.node,
-                        formula,
-                        accesses,
-                    }),
-                    Err(e) => bad = Some(e.to_string()),
-                }
-            }
-            match bad {
-                // One unreadable summary makes the whole record suspect.
-                Some(e) => Read::Unusable(format!("the old version's record is unreadable: {e}")),
-                None => Read::Found(out),
-            }
-        }
+        Lookup::Found(r) => Read::Found(
+            r.summaries
+                .into_iter()
+                .map(|s| {
+                    bytes += s.formula.len() + 8 * s.node.len();
+                    (s.node, Carried::Text(s.formula))
+                })
+                .collect(),
+        ),
     };
     Ok((
         read,
@@ -199,14 +189,13 @@ pub fn read(at: &Location, key: &str) -> Result<(Read, StoreIo)> {
 pub fn import(
     old: &Program,
     new: &Program,
-    summaries: Vec<CarriedSummary>,
+    summaries: Vec<(Vec<u64>, Carried)>,
     slices: Option<Slices<'_>>,
 ) -> Imported {
     let diff = diff_programs(old, new);
     let trusted = carry::trusted_fingerprints(old, new, &diff);
     let changes = Changes::between(old, new, &diff, slices);
-    let summaries: HashMap<Vec<u64>, CarriedSummary> =
-        summaries.into_iter().map(|s| (s.key.clone(), s)).collect();
+    let summaries: HashMap<Vec<u64>, Carried> = summaries.into_iter().collect();
     Imported {
         summaries,
         changes,
@@ -260,6 +249,36 @@ mod tests {
             accesses: Vec::new(),
         };
         assert!(write(&at, "k", &[small]).expect("written").bytes > 0);
+    }
+
+    #[test]
+    fn a_read_keeps_formulas_as_text_that_decodes_to_what_was_written() {
+        use explorer::symbolic::carry::SNode;
+        let d = tempfile::tempdir().unwrap();
+        let at = Location::File(d.path().join("summaries.sqlite3"));
+        let written = vec![
+            CarriedSummary {
+                key: vec![1, 2],
+                formula: vec![SNode::Bv(32, 7), SNode::Bool(true), SNode::Not(1)],
+                accesses: Vec::new(),
+            },
+            CarriedSummary {
+                key: vec![3],
+                formula: vec![SNode::Bool(false)],
+                accesses: Vec::new(),
+            },
+        ];
+        write(&at, "k", &written).expect("written");
+        let (Read::Found(read), _) = read(&at, "k").expect("read") else {
+            panic!("the record was written");
+        };
+        assert_eq!(read.len(), written.len());
+        for ((key, carried), w) in read.iter().zip(&written) {
+            assert!(matches!(carried, Carried::Text(_)), "not decoded on read");
+            assert_eq!(carried.decode(key).as_deref(), Some(w));
+        }
+        // A text that does not decode gives no summary (never a wrong one).
+        assert_eq!(Carried::Text("[1]".into()).decode(&[1]), None);
     }
 
     #[test]

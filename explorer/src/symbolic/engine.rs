@@ -351,7 +351,8 @@ impl<'p> Engine<'p> {
                 out.iter().map(|s| s.key.clone()).collect();
             for key in &self.search.carried_used {
                 if let (false, Some(s)) = (local.contains(key), imported.summaries.get(key)) {
-                    out.push(s.clone());
+                    // It pruned, so it decoded.
+                    out.extend(s.decode(key).map(|s| s.into_owned()));
                 }
             }
         }

@@ -535,14 +535,16 @@ impl<'p> Engine<'p> {
             let (ps, rw) = known.clone()?;
             return Some((ps, rw, key));
         }
-        let made = super::carry::import(
-            self.setup.prog,
-            ids,
-            &mut self.names,
-            &mut self.pool,
-            st,
-            carried,
-        );
+        let made = carried.decode(&key).and_then(|carried| {
+            super::carry::import(
+                self.setup.prog,
+                ids,
+                &mut self.names,
+                &mut self.pool,
+                st,
+                &carried,
+            )
+        });
         self.search
             .carried_imports
             .insert(key.clone(), made.clone());

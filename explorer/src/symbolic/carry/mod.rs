@@ -198,10 +198,43 @@ pub struct CarriedSummary {
     pub accesses: Vec<SAccess>,
 }
 
+/// A summary read from the store or made by this process. The store's formulas are kept
+/// as their text and decoded when a node of the new search first matches the key: most
+/// keys are never matched, and decoding every formula was half of `--since`'s read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Carried {
+    Decoded(CarriedSummary),
+    /// `(formula, accesses)` as JSON (the store's form, see [`Carried::encode`]).
+    Text(String),
+}
+
+impl Carried {
+    /// The stored text of a summary's formula and accesses.
+    pub fn encode(s: &CarriedSummary) -> String {
+        serde_json::to_string(&(&s.formula, &s.accesses)).expect("summaries serialize")
+    }
+
+    /// The summary of `key`; `None` for a text that does not decode (the record's
+    /// checksum held, so only a bug writes one: the summary is then not used).
+    pub fn decode(&self, key: &[u64]) -> Option<std::borrow::Cow<'_, CarriedSummary>> {
+        match self {
+            Carried::Decoded(s) => Some(std::borrow::Cow::Borrowed(s)),
+            Carried::Text(text) => {
+                let (formula, accesses) = serde_json::from_str(text).ok()?;
+                Some(std::borrow::Cow::Owned(CarriedSummary {
+                    key: key.to_vec(),
+                    formula,
+                    accesses,
+                }))
+            }
+        }
+    }
+}
+
 /// What a search imports from the previous version.
 #[derive(Debug, Default)]
 pub struct Imported {
-    pub summaries: HashMap<Vec<u64>, CarriedSummary>,
+    pub summaries: HashMap<Vec<u64>, Carried>,
     pub changes: Changes,
     /// The fingerprints that name the same statement in both versions
     /// ([`trusted_fingerprints`]).
