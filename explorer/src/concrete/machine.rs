@@ -67,47 +67,91 @@ pub(crate) struct Frame<'p> {
     pub ret_dst: Option<RegId>,
 }
 
-/// A thread's local state at a block boundary ([`Machine::local_state`]).
-#[derive(Clone, PartialEq)]
-struct LocalState {
-    frames: Vec<(FuncId, usize, usize, Vec<Value>)>,
+/// A thread's local state at a terminator it ran, as [`LocalCycle`] compares it: its
+/// stack depth, its top frame's position and registers, the inputs and heap blocks taken
+/// (stores are visible events, so memory cannot change inside a step).
+#[derive(Clone, Copy)]
+struct LocalState<'a> {
+    depth: usize,
+    top: (FuncId, usize, usize),
     inputs: usize,
     heap: (usize, u64),
+    regs: &'a [Value],
+}
+
+/// A [`LocalState`] kept to compare later ones with.
+struct SavedLocalState {
+    depth: usize,
+    top: (FuncId, usize, usize),
+    inputs: usize,
+    heap: (usize, u64),
+    regs: Vec<Value>,
+}
+
+impl SavedLocalState {
+    fn of(s: LocalState<'_>) -> Self {
+        SavedLocalState {
+            depth: s.depth,
+            top: s.top,
+            inputs: s.inputs,
+            heap: s.heap,
+            regs: s.regs.to_vec(),
+        }
+    }
+
+    fn is(&self, s: LocalState<'_>) -> bool {
+        self.depth == s.depth
+            && self.top == s.top
+            && self.inputs == s.inputs
+            && self.heap == s.heap
+            && self.regs == s.regs
+    }
 }
 
 /// Recognises a step that loops forever without a visible event: the thread's local
 /// code is deterministic given its local state, so a repeated state repeats forever.
-/// Brent's cycle detection over the states at block boundaries, started only after
-/// [`LocalCycle::QUIET`] boundaries so that ordinary steps pay one counter: memory
-/// O(1), and a cycle of length λ entered after μ boundaries is found within
-/// O(μ + λ) more. The symbolic engine parks such a thread (a spin loop on a register
-/// is one, `analysis::spin`), and a witness then schedules the others past it.
+/// Brent's cycle detection over the states after each terminator, started only after
+/// [`LocalCycle::QUIET`] terminators so that ordinary steps pay one counter; memory
+/// O(1), and a cycle of length λ entered after μ terminators is found within O(μ + λ)
+/// more. Only the top frame is compared: the frames below it change only by a return
+/// into them (a `Return` terminator, after which the depth is observed), so equal depths
+/// with no return below that depth in between (`low_water`) mean equal lower frames —
+/// which keeps a check O(registers of one frame) under deep recursion. The symbolic
+/// engine parks such a thread (a spin loop on a register is one, `analysis::spin`), and
+/// a witness then schedules the others past it.
 #[derive(Default)]
 struct LocalCycle {
-    boundaries: u64,
-    saved: Option<LocalState>,
+    terminators: u64,
+    saved: Option<SavedLocalState>,
     since_saved: u64,
     power: u64,
+    /// The least stack depth seen since `saved` was taken.
+    low_water: usize,
 }
 
 impl LocalCycle {
     const QUIET: u64 = 256;
 
-    /// Counts a block boundary; whether the state should be looked at.
-    fn tick(&mut self) -> bool {
-        self.boundaries += 1;
-        self.boundaries > Self::QUIET
+    /// Counts a terminator run at stack depth `depth`; whether the state should be
+    /// looked at.
+    fn tick(&mut self, depth: usize) -> bool {
+        self.terminators += 1;
+        self.low_water = self.low_water.min(depth);
+        self.terminators > Self::QUIET
     }
 
     /// Whether `state` was seen before (Brent: compare with the saved state, save anew
     /// at every power of two).
-    fn repeats(&mut self, state: LocalState) -> bool {
-        if self.saved.as_ref() == Some(&state) {
-            return true;
+    fn repeats(&mut self, state: LocalState<'_>) -> bool {
+        if let Some(saved) = &self.saved {
+            if self.low_water >= saved.depth && saved.is(state) {
+                return true;
+            }
         }
         self.since_saved += 1;
         if self.saved.is_none() || self.since_saved >= self.power {
-            self.saved = Some(state);
+            self.saved = Some(SavedLocalState::of(state));
+            self.low_water = state.depth;
             self.since_saved = 0;
             self.power = (self.power * 2).max(1);
         }
@@ -622,33 +666,29 @@ impl<'p> Machine<'p> {
                 if !self.exec_term(t, &block.term)? {
                     return Ok(());
                 }
-                if cycle.tick()
+                let depth = self.threads[t.index()].frames.len();
+                if cycle.tick(depth)
                     && self.atomic_owner != Some(t)
                     && self.threads[t.index()].atomic == 0
+                    && cycle.repeats(self.local_state(t))
                 {
-                    let state = self.local_state(t);
-                    if cycle.repeats(state) {
-                        self.threads[t.index()].state = ThreadState::LoopsForever;
-                        return Ok(());
-                    }
+                    self.threads[t.index()].state = ThreadState::LoopsForever;
+                    return Ok(());
                 }
             }
         }
     }
 
-    /// Everything a thread's local code can change: its frames' positions and registers,
-    /// the inputs and heap blocks taken so far (stores are visible events, so memory
-    /// cannot change inside a step).
-    fn local_state(&self, t: ThreadId) -> LocalState {
+    /// What [`LocalCycle`] compares of `t`'s local state.
+    fn local_state(&self, t: ThreadId) -> LocalState<'_> {
         let th = &self.threads[t.index()];
+        let top = self.top(t);
         LocalState {
-            frames: th
-                .frames
-                .iter()
-                .map(|f| (f.func.id, f.block, f.index, f.regs.clone()))
-                .collect(),
+            depth: th.frames.len(),
+            top: (top.func.id, top.block, top.index),
             inputs: self.input_log.len(),
             heap: (self.mem.object_count(), self.mem.heap_bytes),
+            regs: &top.regs,
         }
     }
 

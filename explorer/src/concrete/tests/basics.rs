@@ -203,12 +203,34 @@ fn deep_recursion_runs_on_an_explicit_stack() {
     );
 }
 
-#[test]
-fn statement_bound_stops_an_infinite_loop() {
+/// `main`: `for (i = 0;; i++);` — an infinite loop whose local state never repeats (a
+/// loop that returns to a state it was in is recognised sooner, see
+/// `a_local_loop_that_repeats_its_state_ends_at_once`).
+fn counting_forever() -> Program {
     let mut pb = ProgramBuilder::new();
     let main = pb.declare("main", Some(Scalar::I32));
-    pb.define(main, &[], |f| f.term(TermKind::Goto(BlockId(0))));
-    let e = run_with(&pb.finish(main), |c| c.max_statements = 1000);
+    pb.define(main, &[], |f| {
+        let i = f.assign(Scalar::I32, Rvalue::Use(int(0)));
+        let head = f.block();
+        f.term(TermKind::Goto(head));
+        f.at(head);
+        f.stmt(StmtKind::Assign {
+            dst: i,
+            value: Rvalue::Binary {
+                op: BinOp::Add,
+                ty: Scalar::I32,
+                lhs: r(i),
+                rhs: int(1),
+            },
+        });
+        f.term(TermKind::Goto(head));
+    });
+    pb.finish(main)
+}
+
+#[test]
+fn statement_bound_stops_an_infinite_loop() {
+    let e = run_with(&counting_forever(), |c| c.max_statements = 1000);
     assert_eq!(
         e.outcome,
         RunOutcome::BoundHit {
@@ -219,12 +241,30 @@ fn statement_bound_stops_an_infinite_loop() {
 }
 
 #[test]
-fn a_deadline_stops_an_infinite_loop() {
+fn a_local_loop_that_repeats_its_state_ends_at_once() {
+    // `for (;;);` in main, the only thread: it loops forever, so the run hangs; it ends
+    // as the statement bound it would reach, without running to it.
     let mut pb = ProgramBuilder::new();
     let main = pb.declare("main", Some(Scalar::I32));
     pb.define(main, &[], |f| f.term(TermKind::Goto(BlockId(0))));
+    let e = run_with(&pb.finish(main), |c| c.max_statements = 1_000_000);
+    assert_eq!(
+        e.outcome,
+        RunOutcome::BoundHit {
+            bound: Bound::Statements(1_000_000)
+        }
+    );
+    assert!(
+        e.stats.statements < 1000,
+        "{} statements",
+        e.stats.statements
+    );
+}
+
+#[test]
+fn a_deadline_stops_an_infinite_loop() {
     let started = std::time::Instant::now();
-    let e = run_with(&pb.finish(main), |c| {
+    let e = run_with(&counting_forever(), |c| {
         c.deadline = Some(started + std::time::Duration::from_millis(50));
     });
     assert_eq!(e.outcome, RunOutcome::BoundHit { bound: Bound::Time });
