@@ -8,6 +8,7 @@
 //! `violation`, refuted for `safe` and `misled`, unknown otherwise. The task definitions
 //! are written here inline, in the corpus's format; no corpus file is copied.
 
+mod corpus_gate;
 mod schemas;
 
 use std::fs;
@@ -614,6 +615,37 @@ fn memory_limits_below_what_verify_needs_are_refused_and_small_ones_work() {
     assert_eq!(o.status.code(), Some(0), "{out}");
     assert!(!out.contains("ERROR"), "{out}");
     assert!(out.contains("TRUE"), "{out}");
+}
+
+/// A search whose memory grows fast (fk2012: ~170 KB per state) under the bench's
+/// address-space limit used to end in an allocation failure (OUT OF MEMORY; a signal 11
+/// inside Z3 before): the 2 GiB search stack and the allocator's arenas put the address
+/// space ~2 GiB ahead of resident memory, so the resident budget never fired. The search
+/// now stops near the limit itself and answers UNKNOWN naming `memory`.
+#[test]
+fn a_search_near_the_address_space_limit_ends_unknown_not_out_of_memory() {
+    let Some(corpus) = corpus_gate::corpus_or_skip(
+        "a_search_near_the_address_space_limit_ends_unknown_not_out_of_memory",
+    ) else {
+        return;
+    };
+    let task = corpus.join("pthread-lit/fk2012.yml");
+    let o = Command::new(env!("CARGO_BIN_EXE_agx"))
+        .args(["bench", task.to_str().unwrap(), "--timeout", "60"])
+        .args(["--memory", "1024", "--out", "/dev/null"])
+        .output()
+        .unwrap();
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    let row = out
+        .lines()
+        .find(|l| l.contains("fk2012"))
+        .unwrap_or_default();
+    assert!(row.contains("UNKNOWN"), "{out}");
+    assert!(
+        !out.contains("OUT OF MEMORY") && !out.contains("ERROR"),
+        "{out}"
+    );
 }
 
 /// The witness check rejects what the old writer produced: an unquoted creation time,

@@ -419,15 +419,8 @@ impl<'p> Engine<'p> {
             >= 50
         {
             self.search.budget.last_memory_check = now;
-            if let Some(rss) = resident_bytes().filter(|&b| b > self.setup.cfg.max_memory) {
-                self.incomplete(
-                    Reason::Memory,
-                    format!(
-                        "the search stopped at {} MiB resident, over its budget of {} MiB",
-                        rss >> 20,
-                        self.setup.cfg.max_memory >> 20
-                    ),
-                );
+            if let Some(detail) = memory_exhausted(self.setup.cfg.max_memory) {
+                self.incomplete(Reason::Memory, detail);
                 self.search.stop = true;
                 return true;
             }
@@ -511,12 +504,55 @@ impl<'p> Engine<'p> {
     }
 }
 
-/// The process's resident memory in bytes (Linux's `/proc/self/statm`; `None`
-/// elsewhere).
-pub fn resident_bytes() -> Option<u64> {
+/// Why the search must stop for memory, if it must: resident memory over `max_memory`,
+/// or the address space within a tenth (at least [`ADDRESS_SPACE_HEADROOM`]) of the limit the process runs
+/// under (`RLIMIT_AS`: `agx bench`'s `--memory`, or `ulimit -v`). An allocation past that
+/// limit aborts the process, and the address space runs ahead of resident memory (thread
+/// stacks, allocator arenas, Z3), so the search stops first and answers UNKNOWN naming
+/// `memory` instead. Linux's `/proc/self/statm` and `/proc/self/limits`; `None` elsewhere.
+pub fn memory_exhausted(max_memory: u64) -> Option<String> {
     let text = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
-    Some(pages.saturating_mul(4096))
+    let mut pages = text
+        .split_whitespace()
+        .map(|w| w.parse::<u64>().ok().map(|p| p.saturating_mul(4096)));
+    let (size, rss) = (pages.next()??, pages.next()??);
+    if rss > max_memory {
+        return Some(format!(
+            "the search stopped at {} MiB resident, over its budget of {} MiB",
+            rss >> 20,
+            max_memory >> 20
+        ));
+    }
+    let limit = address_space_limit()?;
+    let headroom = (limit / 10).max(ADDRESS_SPACE_HEADROOM);
+    (size.saturating_add(headroom) > limit).then(|| {
+        format!(
+            "the search stopped at {} MiB of address space ({} MiB resident), near the \
+             process's limit of {} MiB",
+            size >> 20,
+            rss >> 20,
+            limit >> 20
+        )
+    })
+}
+
+/// The least address space kept free below the limit (see [`memory_exhausted`]; a tenth
+/// of the limit when that is more): room for a large vector to double and for Z3.
+const ADDRESS_SPACE_HEADROOM: u64 = 64 << 20;
+
+/// The soft `RLIMIT_AS` in bytes, read once from `/proc/self/limits`; `None` when
+/// unlimited or unknown.
+fn address_space_limit() -> Option<u64> {
+    static LIMIT: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    *LIMIT.get_or_init(|| {
+        let text = std::fs::read_to_string("/proc/self/limits").ok()?;
+        let line = text.lines().find(|l| l.starts_with("Max address space"))?;
+        line["Max address space".len()..]
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok()
+    })
 }
 
 /// See [`Engine::capped`].
