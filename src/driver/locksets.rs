@@ -121,33 +121,11 @@ impl<'p> Locksets<'p> {
     }
 
     fn may_transfer(&self, held: &mut BTreeSet<HeldLock>, kind: &StmtKind) {
-        match kind {
-            StmtKind::Sync {
-                op: SyncOp::MutexLock { mutex } | SyncOp::MutexTryLock { mutex },
-                ..
-            } => {
-                if let Some(l) = held_lock(mutex) {
-                    held.insert(l);
-                }
-            }
-            StmtKind::Sync {
-                op: SyncOp::MutexUnlock { mutex },
-                ..
-            } => {
-                if let Some(l) = held_lock(mutex) {
-                    held.remove(&l);
-                }
-            }
-            StmtKind::Call { callee, args, .. } => {
-                if let Some(s) = self.summary_of(callee) {
-                    for l in s.must_release.iter().filter_map(|&l| rename(l, args)) {
-                        held.remove(&l);
-                    }
-                    held.extend(s.may_acquire.iter().filter_map(|&l| rename(l, args)));
-                }
-            }
-            _ => {}
+        let (taken, given) = self.lock_effects(kind);
+        for l in given {
+            held.remove(&l);
         }
+        held.extend(taken);
         if let Some(d) = kind.def() {
             held.remove(&HeldLock::Reg(d));
         }
@@ -155,35 +133,42 @@ impl<'p> Locksets<'p> {
 
     /// The released set: locks whose last operation is an unlock.
     fn release_transfer(&self, released: &mut BTreeSet<HeldLock>, kind: &StmtKind) {
+        let (taken, given) = self.lock_effects(kind);
+        for l in taken {
+            released.remove(&l);
+        }
+        released.extend(given);
+        if let Some(d) = kind.def() {
+            released.remove(&HeldLock::Reg(d));
+        }
+    }
+
+    /// The locks a statement may take and those it surely gives back (a call: its
+    /// callee's may-acquire and must-release sets, renamed to the call's arguments).
+    fn lock_effects(&self, kind: &StmtKind) -> (Vec<HeldLock>, Vec<HeldLock>) {
         match kind {
-            StmtKind::Sync {
-                op: SyncOp::MutexUnlock { mutex },
-                ..
-            } => {
-                if let Some(l) = held_lock(mutex) {
-                    released.insert(l);
-                }
-            }
             StmtKind::Sync {
                 op: SyncOp::MutexLock { mutex } | SyncOp::MutexTryLock { mutex },
                 ..
-            } => {
-                if let Some(l) = held_lock(mutex) {
-                    released.remove(&l);
-                }
-            }
-            StmtKind::Call { callee, args, .. } => {
-                if let Some(s) = self.summary_of(callee) {
-                    for l in s.may_acquire.iter().filter_map(|&l| rename(l, args)) {
-                        released.remove(&l);
-                    }
-                    released.extend(s.must_release.iter().filter_map(|&l| rename(l, args)));
-                }
-            }
-            _ => {}
-        }
-        if let Some(d) = kind.def() {
-            released.remove(&HeldLock::Reg(d));
+            } => (held_lock(mutex).into_iter().collect(), Vec::new()),
+            StmtKind::Sync {
+                op: SyncOp::MutexUnlock { mutex },
+                ..
+            } => (Vec::new(), held_lock(mutex).into_iter().collect()),
+            StmtKind::Call { callee, args, .. } => match self.summary_of(callee) {
+                Some(s) => (
+                    s.may_acquire
+                        .iter()
+                        .filter_map(|&l| rename(l, args))
+                        .collect(),
+                    s.must_release
+                        .iter()
+                        .filter_map(|&l| rename(l, args))
+                        .collect(),
+                ),
+                None => (Vec::new(), Vec::new()),
+            },
+            _ => (Vec::new(), Vec::new()),
         }
     }
 
