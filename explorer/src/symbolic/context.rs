@@ -25,6 +25,17 @@ pub struct Start {
     pub unsupported: Option<String>,
 }
 
+impl Start {
+    /// A start state the search can run from.
+    fn feasible(guard: TermId, state: State) -> Start {
+        Start {
+            guard,
+            state,
+            unsupported: None,
+        }
+    }
+}
+
 /// A pointer parameter of an entry thread, bound per start state.
 struct PointerParam {
     tid: Tid,
@@ -139,11 +150,7 @@ impl<'p> Engine<'p> {
                     mutex,
                     stmt: w.stmt,
                 };
-                out.push(Start {
-                    guard,
-                    state,
-                    unsupported: None,
-                });
+                out.push(Start::feasible(guard, state));
             }
             Ok(None) => {}
             Err(why) => out.push(Start {
@@ -190,11 +197,7 @@ impl<'p> Engine<'p> {
                     }
                     let mut state = s.state.clone();
                     state.conds.insert(cond, order.into_iter().collect());
-                    next.push(Start {
-                        guard,
-                        state,
-                        unsupported: None,
-                    });
+                    next.push(Start::feasible(guard, state));
                 }
             }
             out = next;
@@ -234,11 +237,7 @@ impl<'p> Engine<'p> {
                 if Self::wait_mutex(&state, t) != Some(addr)
                     && state.mutexes.insert(addr, t).is_none()
                 {
-                    out.push(Start {
-                        guard,
-                        state,
-                        unsupported: None,
-                    });
+                    out.push(Start::feasible(guard, state));
                 }
             }
             Ok(None) => {}
