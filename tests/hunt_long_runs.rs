@@ -62,20 +62,22 @@ fn hunt_args(file: &Path, extra: &[&str]) -> Vec<String> {
     args
 }
 
-#[test]
-fn total_timeout_bounds_the_whole_hunt() {
-    let file = slow_program("total");
+/// Runs `agx hunt` on `file` with `extra` to its end: its output and wall-clock seconds.
+fn timed_hunt(file: &Path, extra: &[&str]) -> (std::process::Output, f64) {
     let started = Instant::now();
     let o = Command::new(agx_bin())
-        .args(hunt_args(
-            &file,
-            &["--total-timeout", "1.5", "--timeout", "600"],
-        ))
+        .args(hunt_args(file, extra))
         .current_dir(project_root())
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    let secs = started.elapsed().as_secs_f64();
+    (o, started.elapsed().as_secs_f64())
+}
+
+#[test]
+fn total_timeout_bounds_the_whole_hunt() {
+    let file = slow_program("total");
+    let (o, secs) = timed_hunt(&file, &["--total-timeout", "1.5", "--timeout", "600"]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(3), "{out}");
     assert!(
@@ -101,17 +103,10 @@ fn total_timeout_holds_while_a_solver_query_overruns() {
         return;
     };
     let file = corpus.join("pthread-ext/08_rand_cas.c");
-    let started = Instant::now();
-    let o = Command::new(agx_bin())
-        .args(hunt_args(
-            &file,
-            &["--first", "--total-timeout", "2", "--timeout", "2"],
-        ))
-        .current_dir(project_root())
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    let secs = started.elapsed().as_secs_f64();
+    let (o, secs) = timed_hunt(
+        &file,
+        &["--first", "--total-timeout", "2", "--timeout", "2"],
+    );
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(3), "{out}");
     assert!(out.contains("UNKNOWN"), "{out}");
