@@ -293,20 +293,56 @@ fn open_sqlite(path: &Path) -> Result<rusqlite::Connection, StoreError> {
     };
     let c = rusqlite::Connection::open(path).map_err(sql)?;
     c.busy_timeout(BUSY_TIMEOUT).map_err(sql)?;
-    // WAL: readers never block the writer; a commit is one append, durable at NORMAL
-    // against a process crash (the WAL is replayed or discarded on the next open).
-    c.pragma_update(None, "journal_mode", "WAL").map_err(sql)?;
-    c.pragma_update(None, "synchronous", "NORMAL")
-        .map_err(sql)?;
+    retry_while_busy(|| set_up_sqlite(&c)).map_err(sql)?;
+    Ok(c)
+}
+
+/// WAL mode and the schema, once per file. WAL: readers never block the writer; a commit
+/// is one append, durable at NORMAL against a process crash (the WAL is replayed or
+/// discarded on the next open). The table is created in an IMMEDIATE transaction so that
+/// no read lock has to be upgraded.
+fn set_up_sqlite(c: &rusqlite::Connection) -> rusqlite::Result<()> {
+    let mode: String = c.query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        c.pragma_update(None, "journal_mode", "WAL")?;
+    }
+    c.pragma_update(None, "synchronous", "NORMAL")?;
     c.execute_batch(
-        "CREATE TABLE IF NOT EXISTS records (
+        "BEGIN IMMEDIATE;
+         CREATE TABLE IF NOT EXISTS records (
              program TEXT PRIMARY KEY,
              checksum TEXT NOT NULL,
              payload BLOB NOT NULL
-         )",
+         );
+         COMMIT;",
     )
-    .map_err(sql)?;
-    Ok(c)
+    .inspect_err(|_| {
+        let _ = c.execute_batch("ROLLBACK");
+    })
+}
+
+/// Runs `step` again while SQLite answers BUSY or LOCKED, up to [`BUSY_TIMEOUT`]. SQLite
+/// does not call its busy handler where waiting could deadlock (a journal-mode change
+/// while another connection opens the same new file, a read lock upgraded to a write
+/// lock), so two agx processes creating one store at once see `database is locked` at
+/// once; the loser waits here instead.
+fn retry_while_busy<T>(mut step: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let start = std::time::Instant::now();
+    let mut pause = Duration::from_millis(2);
+    loop {
+        match step() {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if matches!(
+                    e.code,
+                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                ) && start.elapsed() < BUSY_TIMEOUT =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(100));
+            }
+            other => return other,
+        }
+    }
 }
 
 fn open_redis(url: &str) -> Result<redis::Connection, StoreError> {
