@@ -121,3 +121,32 @@ fn rules_time_compares_interpreted_with_ascent() {
         );
     }
 }
+
+/// A column the user named `source` keeps its value; the statement's line goes under
+/// `_source`.
+#[test]
+fn a_user_column_named_source_is_not_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("source_column.dl");
+    std::fs::write(
+        &rules,
+        "#include \"schema.dl\"\n\
+         .decl stores(stmt: symbol, source: symbol)\n\
+         .output stores\n\
+         stores(s, \"mine\") :- store(s, _, _).\n",
+    )
+    .unwrap();
+    let rules = rules.display().to_string();
+    let (code, out, err) = agx(&["rules", "eval", &rules, PROGRAM, "--format", "json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rows = v["stores"].as_array().unwrap();
+    assert!(!rows.is_empty(), "{out}");
+    for row in rows {
+        assert_eq!(row["source"], "mine", "{out}");
+        assert!(
+            row["_source"].as_str().is_some_and(|s| !s.is_empty()),
+            "{out}"
+        );
+    }
+}

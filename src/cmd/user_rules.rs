@@ -196,7 +196,13 @@ fn print_tables(tables: &[Table], format: &str) -> Result<()> {
                                 .zip(vals.iter().cloned())
                                 .collect();
                             if let Some(s) = src {
-                                m.insert("source".into(), s.clone().into());
+                                // A column of the user's named `source` keeps its value.
+                                let key = if m.contains_key("source") {
+                                    "_source"
+                                } else {
+                                    "source"
+                                };
+                                m.insert(key.into(), s.clone().into());
                             }
                             serde_json::Value::Object(m)
                         })
