@@ -10,6 +10,11 @@
 //! it find what the baseline search (every interleaving, no reduction) finds — which
 //! also checks DPOR's footprints of atomic sections through pointer parameters.
 //!
+//! The await reduction (`Config::await_assumes`: a failing assume in an atomic section
+//! that wrote nothing blocks the thread) the same way, on the protocol programs with an
+//! atomic lock (whose acquire fails with `abort()`, with `__VERIFIER_assume`, or with
+//! `abort()` after a store, which the reduction must leave alone) and the await fixtures.
+//!
 //! `AGX_SPIN_PROGRAMS=N` checks N programs with a spin wait (default 25) and N protocol
 //! programs; a failing program is written to the temporary directory and named in the
 //! message.
@@ -31,11 +36,50 @@ fn finished(o: &SearchOutcome) -> bool {
     o.incomplete.is_empty()
 }
 
-fn verify(program: &analysis::ir::Program, strategy: Strategy, spin_loops: bool) -> SearchOutcome {
+/// The two reductions of issue 15, each switched on or off.
+#[derive(Clone, Copy, Debug)]
+struct Reductions {
+    spin: bool,
+    awaits: bool,
+}
+
+const NONE: Reductions = Reductions {
+    spin: false,
+    awaits: false,
+};
+const BOTH: Reductions = Reductions {
+    spin: true,
+    awaits: true,
+};
+
+/// Which reduction a comparison switches (the other stays on).
+#[derive(Clone, Copy, Debug)]
+enum Switched {
+    Spin,
+    Await,
+}
+
+impl Switched {
+    fn with(self, on: bool) -> Reductions {
+        match self {
+            Switched::Spin => Reductions {
+                spin: on,
+                awaits: true,
+            },
+            Switched::Await => Reductions {
+                spin: true,
+                awaits: on,
+            },
+        }
+    }
+}
+
+fn verify(program: &analysis::ir::Program, strategy: Strategy, r: Reductions) -> SearchOutcome {
     let mut c = Config::default();
     c.strategy = strategy;
     c.slice = false;
-    c.spin_loops = spin_loops;
+    c.spin_loops = r.spin;
+    c.await_assumes = r.awaits;
     c.all_violations = true;
     c.timeout = Some(Duration::from_secs(5));
     c.max_states = Some(20_000);
@@ -44,13 +88,13 @@ fn verify(program: &analysis::ir::Program, strategy: Strategy, spin_loops: bool)
 
 /// Checks one program under dpor and dpor+ag; returns (runs without, runs with) the
 /// reduction where both finished.
-fn compare(path: &Path, text: &str) -> Vec<(u64, u64)> {
+fn compare(path: &Path, text: &str, switched: Switched) -> Vec<(u64, u64)> {
     let program = analysis::load_program(path, &FrontendOptions::default())
         .unwrap_or_else(|e| panic!("{}: does not lower: {e}\n{text}", path.display()));
     let mut runs = Vec::new();
     for strategy in [Strategy::Dpor, Strategy::DporAg] {
-        let off = verify(&program, strategy, false);
-        let on = verify(&program, strategy, true);
+        let off = verify(&program, strategy, switched.with(false));
+        let on = verify(&program, strategy, switched.with(true));
         let describe = |o: &SearchOutcome| {
             format!(
                 "{:?} {:?} runs {}+{} {:?}",
@@ -63,7 +107,7 @@ fn compare(path: &Path, text: &str) -> Vec<(u64, u64)> {
         };
         let context = || {
             format!(
-                "{} ({}):\n  without: {}\n  with:    {}",
+                "{} ({}, {switched:?}):\n  without: {}\n  with:    {}",
                 path.display(),
                 strategy.name(),
                 describe(&off),
@@ -127,7 +171,7 @@ fn same_violations_with_and_without_the_reduction_on_random_spin_programs() {
         if analysis::spin::spin_loops(&program).is_empty() {
             continue;
         }
-        runs.extend(compare(&path, &text));
+        runs.extend(compare(&path, &text, Switched::Spin));
         checked += 1;
     }
     let (off, on): (u64, u64) = runs.iter().fold((0, 0), |(a, b), (x, y)| (a + x, b + y));
@@ -150,7 +194,7 @@ fn spin_fixtures_keep_their_verdicts_and_lose_runs() {
             !analysis::spin::spin_loops(&program).is_empty(),
             "{name}: no spin loop detected"
         );
-        let runs = compare(&path, &text);
+        let runs = compare(&path, &text, Switched::Spin);
         assert_eq!(runs.len(), 2, "{name}: a search did not finish");
         for (off, on) in runs {
             assert!(
@@ -171,7 +215,7 @@ fn same_violations_with_and_without_the_reduction_on_lock_and_wait_protocols() {
         let text = gen_spin::spin_program(seed);
         let path = dir.join(format!("protocol_{seed}.c"));
         std::fs::write(&path, &text).expect("write program");
-        runs.extend(compare(&path, &text));
+        runs.extend(compare(&path, &text, Switched::Spin));
         agree_with_baseline(&path, &text);
     }
     let (off, on): (u64, u64) = runs.iter().fold((0, 0), |(a, b), (x, y)| (a + x, b + y));
@@ -192,12 +236,12 @@ fn same_violations_with_and_without_the_reduction_on_lock_and_wait_protocols() {
 /// reduction report the same violated lines.
 fn agree_with_baseline(path: &Path, text: &str) {
     let program = analysis::load_program(path, &FrontendOptions::default()).unwrap();
-    let base = verify(&program, Strategy::Baseline, false);
+    let base = verify(&program, Strategy::Baseline, NONE);
     if !finished(&base) {
         return;
     }
     for strategy in [Strategy::Dpor, Strategy::DporAg] {
-        let on = verify(&program, strategy, true);
+        let on = verify(&program, strategy, BOTH);
         if finished(&on) {
             assert_eq!(
                 violated(&on),
@@ -210,4 +254,70 @@ fn agree_with_baseline(path: &Path, text: &str) {
             );
         }
     }
+}
+
+/// The await reduction (`Config::await_assumes`, `symbolic::awaits`) on the protocol
+/// programs: each program is searched with it on and off (the spin-loop reduction on in
+/// both), with the same rules as above; the programs whose acquire stores before its
+/// test (every third seed) must search exactly as without it, and the reduction saves
+/// runs in total.
+#[test]
+fn same_violations_with_and_without_the_await_reduction_on_lock_protocols() {
+    let count = program_count() as u64;
+    let dir = std::env::temp_dir().join(format!("agx-await-protocols-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let mut runs = Vec::new();
+    let mut locked = 0;
+    for seed in 1..=count {
+        let text = gen_spin::spin_program(seed);
+        if !text.contains("  __VERIFIER_atomic_acquire(&") {
+            continue;
+        }
+        locked += 1;
+        let path = dir.join(format!("await_{seed}.c"));
+        std::fs::write(&path, &text).expect("write program");
+        let pairs = compare(&path, &text, Switched::Await);
+        if seed % 3 == 2 {
+            for &(off, on) in &pairs {
+                assert_eq!(off, on, "seed {seed}: the acquire stores first\n{text}");
+            }
+        }
+        runs.extend(pairs);
+    }
+    let (off, on): (u64, u64) = runs.iter().fold((0, 0), |(a, b), (x, y)| (a + x, b + y));
+    eprintln!("{locked} lock programs: runs {off} without, {on} with the await reduction");
+    assert!(locked > 0, "no program with an atomic acquire");
+    assert!(!runs.is_empty(), "no program finished both ways");
+    assert!(
+        on < off,
+        "the await reduction saved no runs: {on} with, {off} without"
+    );
+}
+
+/// The await fixtures keep their verdicts with the reduction on and off, lose runs, and
+/// the reduction is used on them.
+#[test]
+fn await_fixtures_keep_their_verdicts_and_lose_runs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut total = (0, 0);
+    for name in ["verify/await_lock_order.c", "verify/await_lock_safe.c"] {
+        let path = root.join(name);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let runs = compare(&path, &text, Switched::Await);
+        assert_eq!(runs.len(), 2, "{name}: a search did not finish");
+        for (off, on) in runs {
+            assert!(
+                on <= off,
+                "{name}: {on} runs with the reduction, {off} without"
+            );
+            total = (total.0 + off, total.1 + on);
+        }
+        let program = analysis::load_program(&path, &FrontendOptions::default()).unwrap();
+        let on = verify(&program, Strategy::Dpor, BOTH);
+        assert!(on.stats.awaits > 0, "{name}: no thread awaited");
+    }
+    assert!(
+        total.1 < total.0,
+        "runs {total:?} (without, with): nothing saved"
+    );
 }

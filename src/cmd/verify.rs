@@ -15,7 +15,7 @@
 //!  "incomplete": [{"reason", "detail"}],
 //!  "strategy": "baseline" | "dpor" | "dpor+ag",
 //!  "stats": {"runs", "partial_runs", "states", "pruned", "sleep_blocked", "slice_skips",
-//!            "type_a_cuts", "type_b_branches", "type_b_races", "cycles",
+//!            "type_a_cuts", "type_b_branches", "type_b_races", "cycles", "awaits",
 //!            "solver_queries", "solver_cache_hits", "solver_time_ms", "time_ms"}}
 //! ```
 //!
@@ -82,8 +82,8 @@ pub struct Args {
     /// `race`s (two accesses to one cell by different threads, at least one a write,
     /// unordered by happens-before; accesses in atomic sections never race). Without
     /// `memory`, such an error on a path makes `safe` impossible. `race` searches every
-    /// interleaving DPOR keeps: dpor+ag then runs as dpor, without slice cuts or the
-    /// spin-loop reduction.
+    /// interleaving DPOR keeps: dpor+ag then runs as dpor, without slice cuts, the
+    /// spin-loop reduction or the await reduction.
     #[arg(long, value_enum, value_delimiter = ',')]
     pub check: Vec<Check>,
     /// Do not report failed assertions and `reach_error` calls (with `--check race`:
@@ -129,6 +129,13 @@ pub struct Args {
     /// reduction, same verdicts; for measuring and cross-checking it).
     #[arg(long)]
     pub no_spin_reduction: bool,
+    /// Explore every failing attempt of an atomic section whose `assume` fails before
+    /// it wrote anything (`__VERIFIER_atomic_acquire` on a held lock) as a run that ends,
+    /// instead of blocking the thread until another thread's write lets it pass (the
+    /// await reduction: the same reduction as for spin loops, applied to atomic sections;
+    /// same verdicts; for measuring and cross-checking it).
+    #[arg(long)]
+    pub no_await_reduction: bool,
     /// Memory budget in MiB: live heap blocks beyond it end a path, and a search whose
     /// resident memory exceeds it stops; the verdict is then `unknown` naming `memory`.
     #[arg(long, value_name = "MIB", default_value_t = 4096)]
@@ -586,6 +593,7 @@ fn config(args: &Args, driver: &Driver) -> Result<Config> {
     c.trace = args.trace_search;
     c.spurious_wakeups = !args.no_spurious_wakeups;
     c.spin_loops = !args.no_spin_reduction;
+    c.await_assumes = !args.no_await_reduction;
     c.max_memory = args.max_memory.saturating_mul(1 << 20);
     c.args = args.program_args.clone();
     c.symbolic_args = args.symbolic_args;

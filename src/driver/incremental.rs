@@ -75,6 +75,10 @@ pub fn record_key(program: &Program, config: &Config) -> String {
         program.data_model,
     );
     h.update(options.as_bytes());
+    // Appended only when off, so keys with the await reduction on stay as they were.
+    if !config.await_assumes {
+        h.update(b" await=false");
+    }
     // `main`'s arguments decide the start state: a record of one invocation is not
     // offered to another (appended only when given, so keys without them stay as they were).
     if !config.args.is_empty() || config.symbolic_args.is_some() {

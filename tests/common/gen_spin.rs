@@ -4,7 +4,8 @@
 //! Two or three threads enter a critical section (`inside` counted up and down around
 //! an assertion) through one protocol per program: a lock made of
 //! `__VERIFIER_atomic_*` functions taking the lock's address (`acquire` blocks with
-//! `abort()` as SV-COMP's tasks do), Peterson's flags and turn with a two-load spin
+//! `abort()` as SV-COMP's tasks do, or with `__VERIFIER_assume`, or with `abort()` after
+//! a store in the section, by the seed), Peterson's flags and turn with a two-load spin
 //! loop, a test-and-set loop over an atomic section, or nothing. Thread 0 may publish
 //! `data` behind a `ready` flag that the last thread awaits, in one of three shapes:
 //! a load in the loop's test, a load through a pointer, one load before a loop that never
@@ -54,8 +55,20 @@ pub fn spin_program(seed: u64) -> String {
     line(0, "extern int __VERIFIER_nondet_int(void);");
     line(0, "extern void __VERIFIER_atomic_begin(void);");
     line(0, "extern void __VERIFIER_atomic_end(void);");
+    line(0, "extern void __VERIFIER_assume(int);");
+    line(0, "int attempts = 0;");
+    // The acquire's failing test, by the seed (no draw: the rest of the program stays
+    // as it was): `abort()` (SV-COMP's `assume_abort_if_not`), `__VERIFIER_assume`, or
+    // `abort()` after a store in the section (which the await reduction leaves alone).
     line(0, "void __VERIFIER_atomic_acquire(int *m) {");
-    line(1, "if (*m != 0) abort();");
+    match seed % 3 {
+        0 => line(1, "if (*m != 0) abort();"),
+        1 => line(1, "__VERIFIER_assume(*m == 0);"),
+        _ => {
+            line(1, "attempts = attempts + 1;");
+            line(1, "if (*m != 0) abort();");
+        }
+    }
     line(1, "*m = 1;");
     line(0, "}");
     line(0, "void __VERIFIER_atomic_release(int *m) {");

@@ -87,6 +87,10 @@ impl<'p> Engine<'p> {
                     )))
                 }
             },
+            TermKind::Abort if self.may_await(st, t, k) => {
+                self.start_await(st, t, k, true);
+                Flow::Park
+            }
             TermKind::Abort | TermKind::Exit(_) => match self.eager_gap(st, t, k) {
                 Some(effect) => Flow::End(End::AssumeFalse {
                     gap: Some(format!(

@@ -83,6 +83,9 @@ pub struct Setup<'p> {
     /// The back edges of spin loops (empty when `Config::spin_loops` is off): taking one
     /// ends a failing iteration, after which the thread spins.
     pub spin_back_edges: FxHashSet<(FuncId, u32, u32)>,
+    /// The await reduction is on ([`super::awaits`]): `Config::await_assumes`, without
+    /// data-race checks, under DPOR (the baseline search gains nothing from it).
+    pub await_on: bool,
     /// Registers some statement or terminator reads, per function.
     pub read_regs: Vec<FxHashSet<analysis::ir::RegId>>,
     pub dead_marker: ObjInst,
@@ -203,6 +206,9 @@ impl<'p> Engine<'p> {
                 } else {
                     FxHashSet::default()
                 },
+                await_on: cfg.await_assumes
+                    && !cfg.checks.race
+                    && cfg.strategy != Strategy::Baseline,
                 back_edges,
                 read_regs: read_regs(prog),
                 dead_marker,

@@ -115,6 +115,7 @@ impl<'p> Engine<'p> {
             stmt,
             span,
             event,
+            void_from: None,
         });
     }
 

@@ -216,7 +216,15 @@ impl<'p> Engine<'p> {
         let not_c = self.pool.not(c);
         let not_cw = self.pool.not(cw);
         let mut failed = st.clone();
-        failed.threads[t].status = Status::Stopped;
+        let failed_next = if self.may_await(st, t, k) {
+            // The marker is written when the side is entered (`StepCtx` and the trace
+            // are the side's own then).
+            self.start_await(&mut failed, t, k, false);
+            SideNext::Continue(failed)
+        } else {
+            failed.threads[t].status = Status::Stopped;
+            SideNext::End(failed, End::AssumeFalse { gap })
+        };
         Flow::Fork(vec![
             Side {
                 guard: c,
@@ -228,7 +236,7 @@ impl<'p> Engine<'p> {
                 guard: not_c,
                 guard_wp: not_cw,
                 pin: None,
-                next: SideNext::End(failed, End::AssumeFalse { gap }),
+                next: failed_next,
             },
         ])
     }

@@ -60,6 +60,7 @@
 //! private to the crate.
 
 pub(crate) mod argv;
+pub(crate) mod awaits;
 pub mod carry;
 pub(crate) mod context;
 pub(crate) mod control;
@@ -175,7 +176,8 @@ pub struct Checks {
     /// Memory-safety, division by zero, lock and join misuse are violations.
     pub memory: bool,
     /// Data races are violations (see [`race`]). Turns off what is not sound for races:
-    /// summaries (dpor+ag searches as dpor), the slice cuts and the spin-loop reduction.
+    /// summaries (dpor+ag searches as dpor), the slice cuts, the spin-loop reduction and
+    /// the await reduction.
     pub race: bool,
     /// Failed assertions and `reach_error` calls are not violations (SV-COMP's race
     /// property): a run reaching one ends there. A failed `assert` aborts the program,
@@ -254,6 +256,13 @@ pub struct Config {
     /// no runs; the module doc of `analysis::spin` gives the soundness argument. Default:
     /// true.
     pub spin_loops: bool,
+    /// Await reduction (issue 15): an `assume` (or `abort()`) that fails inside an atomic
+    /// section before the section had any effect visible to other threads blocks the
+    /// thread for the rest of the run instead of ending the run (Nidhugg's and GenMC's
+    /// reading of `__VERIFIER_atomic_*` with `assume`); the module doc of `awaits` gives
+    /// the soundness argument. Off with data-race checks and in the guided search.
+    /// Default: true.
+    pub await_assumes: bool,
     /// Summaries exchanged with other versions of the program (Conc-iSE; see
     /// [`carry`]). Default: none.
     pub carry: Option<std::sync::Arc<carry::Carry>>,
@@ -334,6 +343,7 @@ impl Default for Config {
             spurious_wakeups: true,
             max_memory: crate::concrete::DEFAULT_MAX_MEMORY,
             spin_loops: true,
+            await_assumes: true,
             carry: None,
             args: Vec::new(),
             symbolic_args: None,
@@ -502,6 +512,9 @@ pub struct SearchStats {
     pub type_b_races: u64,
     /// Runs cut because they returned to a state of their own path (a cycle).
     pub cycles: u64,
+    /// Failed atomic sections that blocked their thread instead of ending the run (the
+    /// await reduction, `Config::await_assumes`).
+    pub awaits: u64,
     /// Pruning decisions by summaries carried from a previous version (`carry`).
     pub carried_pruned: u64,
     /// Nodes where a carried summary could be used: no harmful change can run after
@@ -582,6 +595,7 @@ pub fn verify(program: &Program, config: &Config) -> Result<SearchOutcome, Verif
             slice: false,
             carry: None,
             spin_loops: false,
+            await_assumes: false,
             ..config.clone()
         };
         &unreduced

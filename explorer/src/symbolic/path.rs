@@ -34,6 +34,9 @@ pub struct TraceItem {
     pub stmt: StmtId,
     pub span: Span,
     pub event: EventKind,
+    /// An await marker (not an interpreter step): thread `tid`'s atomic section failed
+    /// and awaits, and its items from this index on are void ([`super::awaits`]).
+    pub void_from: Option<u32>,
 }
 
 /// The path of one search state: its condition, pins, model, trace and inputs — what
@@ -389,6 +392,7 @@ mod tests {
                 col: 1,
             },
             event: EventKind::Statement,
+            void_from: None,
         }
     }
 

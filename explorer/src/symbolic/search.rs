@@ -387,8 +387,12 @@ impl<'p> Engine<'p> {
     fn terminal(&mut self, st: &State) -> Sub {
         self.trace_event(|| "no thread can run".to_string());
         let blocked = (0..st.threads.len()).find(|&t| st.is_live(t));
-        // A spinning thread would run forever beside the blocked ones: not a deadlock.
-        let spinning = st.threads.iter().any(|th| th.status == Status::Spinning);
+        // A spinning thread would run forever beside the blocked ones, an awaiting one
+        // could still run (and end the run in the interpreter): not a deadlock.
+        let spinning = st
+            .threads
+            .iter()
+            .any(|th| matches!(th.status, Status::Spinning | Status::Awaiting { .. }));
         let blocked = blocked.filter(|_| !spinning);
         match blocked {
             None => {

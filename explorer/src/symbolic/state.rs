@@ -67,6 +67,14 @@ pub enum Status {
     /// takes no further step in this run, which the other threads go on without; not a
     /// deadlock when they end.
     Spinning,
+    /// An `assume` failed inside an atomic section that had no effect visible to other
+    /// threads yet (the await reduction, see [`super::awaits`]): the section is void, and
+    /// the thread takes no further step in this run; not a deadlock when the others end.
+    /// `noted`: the trace already holds the marker that voids the section's events
+    /// (false only between a failing `assume`'s fork and the first step of its side).
+    Awaiting {
+        noted: bool,
+    },
 }
 
 #[derive(Clone)]
@@ -347,7 +355,11 @@ impl State {
     pub fn is_live(&self, t: Tid) -> bool {
         !matches!(
             self.threads[t].status,
-            Status::Finished { .. } | Status::Joined | Status::Stopped | Status::Spinning
+            Status::Finished { .. }
+                | Status::Joined
+                | Status::Stopped
+                | Status::Spinning
+                | Status::Awaiting { .. }
         )
     }
 
@@ -682,6 +694,7 @@ impl KeyWriter<'_> {
             Status::Joined => self.put(6),
             Status::Stopped => self.put(7),
             Status::Spinning => self.put(8),
+            Status::Awaiting { .. } => self.put(9),
         }
     }
 }

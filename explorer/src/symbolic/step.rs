@@ -86,6 +86,9 @@ pub struct StepCtx {
     /// did, over state variables (empty with summaries off). [`Engine::explore_step`] applies it
     /// to the result of what follows the step.
     pub wp_ops: Vec<WpOp>,
+    /// Where the step's outermost atomic section began, when it began the step with
+    /// nothing visible done before it (for the await reduction, [`super::awaits`]).
+    pub section: Option<super::awaits::SectionStart>,
 }
 
 impl StepCtx {
@@ -102,6 +105,7 @@ impl StepCtx {
             statements: 0,
             loop_states: Vec::new(),
             wp_ops: Vec::new(),
+            section: None,
         }
     }
 
@@ -274,6 +278,10 @@ impl<'p> Engine<'p> {
                 k.event_pending = false;
                 let flow = self.exec_special(st, cur, k);
                 return Executed { flow, ran: None };
+            }
+            Status::Awaiting { noted: false } => {
+                self.note_await(st, cur, k);
+                return Executed::parked();
             }
             _ => return Executed::parked(),
         }

@@ -184,6 +184,9 @@ impl<'p> Engine<'p> {
             SyncOp::AtomicBegin => {
                 st.threads[t].atomic += 1;
                 st.atomic_owner = Some(t);
+                if st.threads[t].atomic == 1 {
+                    self.note_section_start(st, t, k);
+                }
             }
             SyncOp::AtomicEnd => {
                 let th = &mut st.threads[t];

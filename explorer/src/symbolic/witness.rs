@@ -35,9 +35,7 @@ pub fn build_and_replay(
         Ok(RunOutcome::Violation(v)) => v.thread.0,
         _ => 0,
     };
-    let steps = e
-        .path
-        .trace
+    let steps = super::awaits::interpreter_steps(&e.path.trace)
         .iter()
         .map(|s| WitnessStep {
             thread: s.tid as u32,
@@ -91,7 +89,9 @@ pub(super) fn statement_text(prog: &analysis::ir::Program, id: analysis::ir::Stm
 
 /// The witness of a path: the inputs it read, valued by `model` (which satisfies its
 /// condition; with Type B branch pivots on the path, see [`super::type_b`], the
-/// condition without the explored sides' guards), and the thread of every step of `trace`.
+/// condition without the explored sides' guards), and the thread of every step of `trace`
+/// (its interpreter steps: the events of failed atomic sections left out, see
+/// [`super::awaits`]).
 pub fn of_path(
     e: &Engine<'_>,
     inputs: &[InputRec],
@@ -126,7 +126,10 @@ pub fn of_path(
         .to_string(),
         uninit: e.setup.cfg.uninit,
         inputs,
-        schedule: trace.iter().map(|s| ThreadId(s.tid as u32)).collect(),
+        schedule: super::awaits::interpreter_steps(trace)
+            .iter()
+            .map(|s| ThreadId(s.tid as u32))
+            .collect(),
         spurious_wakeups: e.setup.cfg.spurious_wakeups,
         data_races: false,
         args: if e.path.argv.is_empty() {

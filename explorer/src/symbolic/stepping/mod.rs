@@ -124,8 +124,11 @@ impl<'p> Stepper<'p> {
     /// semantics apply (`max_events`, `max_threads`, `unwind`, `timeout`, ...): the search
     /// driving the steps is the caller's, so its strategy and slice play no part.
     pub fn new(program: &'p Program, config: &'p Config) -> Result<Stepper<'p>, VerifyError> {
+        let mut engine = Engine::new(program, config)?;
+        // Its paths are compared step by step with the interpreter's: no void events.
+        engine.setup.await_on = false;
         Ok(Stepper {
-            engine: Engine::new(program, config)?,
+            engine,
             installed: 0,
             serials: 0,
         })
