@@ -109,6 +109,10 @@ pub struct Args {
     /// the backtrack points (the paper's repair: more pruning, sometimes more runs).
     #[arg(long, default_value = "strict", value_name = "strict|add")]
     pub repair: explorer::symbolic::Repair,
+    /// Record summaries only at nodes with an empty sleep set, as agx did before
+    /// summaries relative to sleep sets (dpor+ag; for comparison).
+    #[arg(long)]
+    pub sleep_free_summaries: bool,
     /// Draw the first violation's execution to FILE (threads as columns, reads-from,
     /// creation and lock edges): DOT, or SVG when FILE ends in `.svg` (needs Graphviz's
     /// `dot`). Nothing is written without a violation.
@@ -589,6 +593,7 @@ fn config(args: &Args, driver: &Driver) -> Result<Config> {
     c.summary_slots = args.summary_slots;
     c.summary_size_bound = args.summary_bound;
     c.repair = args.repair;
+    c.sleep_summaries = !args.sleep_free_summaries;
     c.program_name = args.input.file.display().to_string();
     c.trace = args.trace_search;
     c.spurious_wakeups = !args.no_spurious_wakeups;

@@ -243,6 +243,7 @@ mod tests {
             key: vec![0; MAX_RECORD_BYTES / 8 + 1],
             formula: Vec::new(),
             accesses: Vec::new(),
+            sleep: Vec::new(),
         };
         let err = write(&at, "k", &[huge]).expect_err("over the limit");
         assert!(err.to_string().contains("over the store's limit"), "{err}");
@@ -251,13 +252,14 @@ mod tests {
             key: vec![1, 2, 3],
             formula: Vec::new(),
             accesses: Vec::new(),
+            sleep: Vec::new(),
         };
         assert!(write(&at, "k", &[small]).expect("written").bytes > 0);
     }
 
     #[test]
     fn a_read_keeps_formulas_as_text_that_decodes_to_what_was_written() {
-        use explorer::symbolic::carry::SNode;
+        use explorer::symbolic::carry::{SEvent, SLoc, SNode, SSleeper};
         let d = tempfile::tempdir().unwrap();
         let at = Location::File(d.path().join("summaries.sqlite3"));
         let written = vec![
@@ -265,11 +267,21 @@ mod tests {
                 key: vec![1, 2],
                 formula: vec![SNode::Bv(32, 7), SNode::Bool(true), SNode::Not(1)],
                 accesses: Vec::new(),
+                // Stored with the sleep set it is relative to.
+                sleep: vec![SSleeper {
+                    thread: vec![0],
+                    event: vec![SEvent {
+                        loc: SLoc::All,
+                        write: true,
+                        role: 0,
+                    }],
+                }],
             },
             CarriedSummary {
                 key: vec![3],
                 formula: vec![SNode::Bool(false)],
                 accesses: Vec::new(),
+                sleep: Vec::new(),
             },
         ];
         write(&at, "k", &written).expect("written");

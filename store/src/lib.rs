@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The layout of [`Record`]; a record of another schema is stale.
-pub const SCHEMA: u32 = 1;
+pub const SCHEMA: u32 = 2;
 
 /// The default store file, relative to the project directory.
 pub const DEFAULT_FILE: &str = ".agx/summaries.sqlite3";

@@ -49,22 +49,39 @@ pub(crate) fn check(path: &Path, text: &str, seed: u64, limits: &Limits) -> Chec
         .collect();
     let t = limits.search_timeout;
     let slice = type_b_slice(&program);
-    let plans: [(&str, Strategy, bool, Repair); 5] = [
-        ("baseline", Strategy::Baseline, false, Repair::Strict),
-        ("dpor", Strategy::Dpor, false, Repair::Strict),
+    // (name, strategy, sliced, repair, summaries relative to sleep sets)
+    let plans: [(&str, Strategy, bool, Repair, bool); 6] = [
+        ("baseline", Strategy::Baseline, false, Repair::Strict, true),
+        ("dpor", Strategy::Dpor, false, Repair::Strict, true),
         (
             "dpor+ag --no-slice",
             Strategy::DporAg,
             false,
             Repair::Strict,
+            true,
         ),
-        ("dpor+ag", Strategy::DporAg, true, Repair::Strict),
-        ("dpor+ag --repair add", Strategy::DporAg, true, Repair::Add),
+        ("dpor+ag", Strategy::DporAg, true, Repair::Strict, true),
+        (
+            "dpor+ag, sleep-free summaries only",
+            Strategy::DporAg,
+            true,
+            Repair::Strict,
+            false,
+        ),
+        (
+            "dpor+ag --repair add",
+            Strategy::DporAg,
+            true,
+            Repair::Add,
+            true,
+        ),
     ];
     let mut searches = Vec::new();
-    for (name, strategy, sliced, repair) in plans {
+    for (name, strategy, sliced, repair, relative) in plans {
         let slice = sliced.then_some(&slice);
-        searches.push(library(&program, name, strategy, slice, repair, limits));
+        searches.push(library(
+            &program, name, strategy, slice, repair, relative, limits,
+        ));
         lap(name, &mut times);
     }
     searches.push(cli_verify(path, t));
@@ -98,6 +115,21 @@ pub(crate) fn check(path: &Path, text: &str, seed: u64, limits: &Limits) -> Chec
             }
         }
     }
+    // Summaries relative to sleep sets against sleep-free summaries only: finished,
+    // both reach the same violated lines (each is replayed, so neither may miss one).
+    let by_name = |n: &str| answers.iter().find(|a| a.name == n);
+    if let (Some(rel), Some(free)) = (
+        by_name("dpor+ag"),
+        by_name("dpor+ag, sleep-free summaries only"),
+    ) {
+        if !rel.stopped && !free.stopped && rel.lines != free.lines {
+            mismatches.push(format!(
+                "dpor+ag with summaries under sleep sets reaches {:?}, with sleep-free \
+                 summaries only {:?}: {} / {}",
+                rel.lines, free.lines, rel.detail, free.detail
+            ));
+        }
+    }
     // Family (4): hunt must not refute a location a concrete run reaches.
     let mut hunts = Vec::new();
     for line in concrete.assertions.keys() {
@@ -114,7 +146,7 @@ pub(crate) fn check(path: &Path, text: &str, seed: u64, limits: &Limits) -> Chec
         }
     }
     lap("hunt", &mut times);
-    let finished = answers.len() == 6 && answers.iter().all(|a| !a.stopped);
+    let finished = answers.len() == 7 && answers.iter().all(|a| !a.stopped);
     let mut report = format!(
         "concrete: {} runs, assertions {:?}, undefined {:?}\n",
         concrete.runs, concrete.assertions, concrete.undefined

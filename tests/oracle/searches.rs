@@ -32,10 +32,12 @@ pub(crate) fn library(
     strategy: Strategy,
     slice: Option<&BTreeSet<analysis::ir::StmtId>>,
     repair: Repair,
+    sleep_summaries: bool,
     limits: &Limits,
 ) -> Result<Answer, String> {
     let mut c = Config::default();
     c.strategy = strategy;
+    c.sleep_summaries = sleep_summaries;
     c.slice = slice.is_some();
     c.relevant = slice.cloned();
     c.repair = repair;

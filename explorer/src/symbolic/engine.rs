@@ -136,7 +136,8 @@ pub struct SearchState {
     /// has no counterpart here). The stable key fixes everything the import reads of the
     /// state (threads, their frames' functions), and terms are hash-consed, so a node
     /// met again (tens of thousands of times in a long search) reuses the import.
-    pub carried_imports: FxHashMap<Vec<u64>, Option<(TermId, super::summary::RwTable)>>,
+    pub carried_imports:
+        FxHashMap<Vec<u64>, Option<(TermId, super::summary::RwTable, super::summary::SleepKey)>>,
 }
 
 /// The wall-clock side of the search: its deadline, and when memory and progress were
@@ -339,7 +340,7 @@ impl<'p> Engine<'p> {
             let (Some(ps), Some((key, st))) = (known.ps, self.search.carry_states.get(raw)) else {
                 continue;
             };
-            if let Some(s) = view.export(st, &self.pool, key.clone(), ps, known.rw) {
+            if let Some(s) = view.export(st, &self.pool, key.clone(), ps, known.rw, known.sleep) {
                 out.push(s);
             }
         }

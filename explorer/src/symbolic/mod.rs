@@ -235,6 +235,10 @@ pub struct Config {
     pub summary_size_bound: u32,
     /// How pruned nodes repair DPOR's backtrack sets. Default: [`Repair::Strict`].
     pub repair: Repair,
+    /// Record a summary at a node with a non-empty sleep set too, relative to it, and
+    /// prune with it only nodes whose sleep set contains it (see `summary`, "Sleep
+    /// sets"). Off: only sleep-free visits make summaries (sessions 1-8). Default: true.
+    pub sleep_summaries: bool,
     /// The program's file name, recorded in witnesses. Default: empty.
     pub program_name: String,
     /// Print the search's events (ends of runs, prunes, sleeping nodes) with their paths
@@ -338,6 +342,7 @@ impl Default for Config {
             summary_slots: 1 << 16,
             summary_size_bound: 4_000,
             repair: Repair::Strict,
+            sleep_summaries: true,
             program_name: String::new(),
             trace: false,
             spurious_wakeups: true,

@@ -18,7 +18,10 @@ use super::names::ThreadKey;
 use super::preempt::Preemptions;
 use super::state::{State, Status, Tid};
 use super::step::StepCtx;
-use super::summary::{key_hash, rename_inputs, substitute, Accesses, RwTable, RET_DEPTH};
+use super::summary::{
+    key_hash, rename_inputs, sleep_key, sleep_within, substitute, Accesses, RwTable, SleepKey,
+    RET_DEPTH,
+};
 use super::term::{var_bloom, TermId, Var};
 use super::{Repair, Strategy};
 use rustc_hash::FxHashMap;
@@ -182,9 +185,15 @@ impl<'p> Engine<'p> {
         // Only the key's hash is kept while the subtree is explored (a key holds every
         // cell's shape, and a long run has thousands of nodes on the stack); the key is
         // computed again when a summary is recorded.
+        // The node's sleep set on entry, by thread name: its summary is relative to it.
+        let asleep = if self.setup.wp_on {
+            self.sleep_key_of(&st, &sleep)
+        } else {
+            SleepKey::new()
+        };
         let key_hash = if self.setup.wp_on {
             let key = st.key(&self.pool);
-            if let Some(sub) = self.try_prune(&st, &key, &clocks) {
+            if let Some(sub) = self.try_prune(&st, &key, &asleep, &clocks) {
                 return sub;
             }
             Some(key_hash(&key))
@@ -214,7 +223,6 @@ impl<'p> Engine<'p> {
         } else {
             enabled.iter().copied().collect()
         };
-        let sleep_free = sleep.is_empty();
         self.search.dpor.nodes.push(NodeInfo {
             enabled,
             backtrack: initial,
@@ -272,7 +280,7 @@ impl<'p> Engine<'p> {
                 return Sub { wp, rw };
             }
             let key = st.key(&self.pool);
-            self.record_summary(&st, key, wp, sleep_free, &rw);
+            self.record_summary(&st, key, wp, &asleep, &rw);
         }
         Sub { wp, rw }
     }
@@ -430,11 +438,27 @@ impl<'p> Engine<'p> {
         st.threads.iter().map(|th| (th.key, th.inputs)).collect()
     }
 
-    /// Adds a finished visit of a node (`sleep_free`: its sleep set was empty) to the
-    /// summary table: its summary and the accesses below it (`rw`).
+    /// The sleep set of a node in the summary table's terms (threads by name).
     ///
-    /// A visit that claims nothing (a sleep-set-reduced subtree, or a wp of `false`)
-    /// creates no entry: a prune with the entry's summary stands only for the subtrees of
+    /// A sleeping thread has not moved since it was put to sleep, so the footprint kept
+    /// with it is its pending event's here (checked in debug builds).
+    fn sleep_key_of(&self, st: &State, sleep: &[(Tid, Footprint)]) -> SleepKey {
+        debug_assert!(sleep
+            .iter()
+            .all(|(t, f)| self.pending_footprint(st, *t).as_ref() == Some(f)));
+        sleep_key(sleep.iter().map(|(t, f)| (st.threads[*t].key, f.clone())))
+    }
+
+    /// Adds a finished visit of a node (`asleep`: its sleep set on entry) to the summary
+    /// table: its summary and the accesses below it (`rw`).
+    ///
+    /// A visit under a non-empty sleep set claims something only with
+    /// `Config::sleep_summaries`, and not with a preemption bound (see the module doc
+    /// of `summary`, "Sleep sets").
+    ///
+    /// A visit that claims nothing (a sleep-set-reduced subtree without
+    /// `sleep_summaries`, or a wp of `false`) creates no entry: a prune with the entry's
+    /// summary stands only for the subtrees of
     /// the visits that make it up, so only their accesses need repairing (a long run cut
     /// by a bound would otherwise store an access table at each of its nodes). An
     /// existing entry still takes its accesses (the table only grows more cautious).
@@ -443,10 +467,12 @@ impl<'p> Engine<'p> {
         st: &State,
         key: Vec<u64>,
         wp: TermId,
-        sleep_free: bool,
+        asleep: &SleepKey,
         rw: &Accesses,
     ) {
-        let standalone = sleep_free && !self.search.stop;
+        let sleep_free = asleep.is_empty();
+        let relative = self.setup.cfg.sleep_summaries && self.setup.cfg.preemption_bound.is_none();
+        let standalone = (sleep_free || relative) && !self.search.stop;
         let cursors = Self::cursors(st);
         let ps = if standalone {
             rename_inputs(
@@ -467,9 +493,10 @@ impl<'p> Engine<'p> {
         }
         let keys: Vec<ThreadKey> = st.threads.iter().map(|th| th.key).collect();
         let mut table = rw.relative_to(&keys, self.search.dpor.events.len());
-        if !sleep_free {
-            // A sleep set left executions out of the subtree: its races are not all
-            // known.
+        // Without a summary relative to it, a sleep set left executions out of the
+        // subtree: its races are not all known (`Summaries::record` keeps `covered`
+        // only for the variant of the visit's own sleep set).
+        if !standalone && !sleep_free {
             table.values_mut().for_each(|r| r.covered = false);
         }
         let exporting = self.setup.cfg.carry.as_ref().is_some_and(|c| c.export);
@@ -485,25 +512,31 @@ impl<'p> Engine<'p> {
             }
         }
         if let Some(summaries) = self.search.summaries.as_mut() {
-            summaries.record(&mut self.pool, key, ps, &table);
+            summaries.record(&mut self.pool, key, asleep, ps, &table);
         }
     }
 
     /// Prunes the node if its path condition implies its summary; returns the skipped
     /// subtree's result.
-    fn try_prune(&mut self, st: &State, key: &[u64], clocks: &[VClock]) -> Option<Sub> {
+    fn try_prune(
+        &mut self,
+        st: &State,
+        key: &[u64],
+        asleep: &SleepKey,
+        clocks: &[VClock],
+    ) -> Option<Sub> {
         let local = self
             .search
             .summaries
             .as_ref()?
-            .lookup(key)
-            .and_then(|k| Some((k.ps?, k.rw.clone())));
+            .lookup(&mut self.pool, key, asleep)
+            .map(|u| (u.ps, u.rw));
         if let Some((ps, rw)) = &local {
             if let Some(sub) = self.prune_with(st, *ps, rw, clocks) {
                 return Some(sub);
             }
         }
-        let (ps, rw, carried_key) = self.carried_summary(st)?;
+        let (ps, rw, carried_key) = self.carried_summary(st, asleep)?;
         // The same formula (terms are hash-consed) with the same accesses as the local
         // summary that just failed: checking it again would fail again.
         if local
@@ -521,7 +554,11 @@ impl<'p> Engine<'p> {
     /// The summary the previous version of the program recorded for this node, when
     /// no changed statement can run after it (`carry`'s soundness condition), with its
     /// stable key.
-    fn carried_summary(&mut self, st: &State) -> Option<(TermId, RwTable, Vec<u64>)> {
+    fn carried_summary(
+        &mut self,
+        st: &State,
+        asleep: &SleepKey,
+    ) -> Option<(TermId, RwTable, Vec<u64>)> {
         let imported = self.setup.cfg.carry.as_ref()?.import.as_ref()?;
         if imported.summaries.is_empty() || !imported.changes.clean(st) {
             return None;
@@ -536,8 +573,8 @@ impl<'p> Engine<'p> {
         let carried = imported.summaries.get(&key)?;
         self.search.stats.carried_matched += 1;
         if let Some(known) = self.search.carried_imports.get(&key) {
-            let (ps, rw) = known.clone()?;
-            return Some((ps, rw, key));
+            let (ps, rw, sleep) = known.clone()?;
+            return sleep_within(&sleep, asleep).then_some((ps, rw, key));
         }
         let made = carried.decode(&key).and_then(|carried| {
             super::carry::import(
@@ -552,8 +589,8 @@ impl<'p> Engine<'p> {
         self.search
             .carried_imports
             .insert(key.clone(), made.clone());
-        let (ps, rw) = made?;
-        Some((ps, rw, key))
+        let (ps, rw, sleep) = made?;
+        sleep_within(&sleep, asleep).then_some((ps, rw, key))
     }
 
     /// Prunes the node with summary `ps` (inputs as `Fut`) and access table `rw`.

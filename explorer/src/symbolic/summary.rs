@@ -27,19 +27,99 @@
 //! variables of a summary, so `PS[key]` can be instantiated on any of them.
 //!
 //! # Pruning
-//! `PS[key] = ∨ wp[n]` over explored nodes `n` with that key whose sleep set was empty
-//! (a sleep set makes a subtree's wp relative to its siblings, so it must not stand
-//! alone). At a node `n` with path condition `pcon` and values `M`, if
-//! `pcon ∧ ¬PS[key][M]` is unsatisfiable the subtree is skipped (a partial run) and its
-//! wp is `PS[key]`. Inputs read after a node are universally quantified: in the table
-//! they are [`Var::Fut`] (relative to each thread's input count at the node).
+//! `PS[key, S]` is the disjunction of `wp[n]` over the explored nodes `n` with that key
+//! whose sleep set on entry was `S` (see "Sleep sets"; `S = ∅` only, with
+//! `Config::sleep_summaries` off). At a node `m` with sleep set `S(m)`, path condition
+//! `pcon` and values `M`, let `PS = ∨ PS[key, S]` over the recorded `S ⊆ S(m)`; if
+//! `pcon ∧ ¬PS[M]` is unsatisfiable the subtree is skipped (a partial run) and its wp
+//! is `PS`. Inputs read after a node are universally quantified: in the table they are
+//! [`Var::Fut`] (relative to each thread's input count at the node).
+//!
+//! # Sleep sets
+//! A sleep set `S` is a set of pairs (thread name, footprint of its pending event).
+//! A sleeping thread has not moved since it fell asleep, so its footprint is that of
+//! its pending statement at the node (checked by a debug assertion in
+//! `Engine::sleep_key_of`); with one key the pending statements coincide, and so do the
+//! footprints once `wp[n]` holds (it assumes the values of every register a pending
+//! event uses as an address or thread id: `Engine::node`). Pairs are compared whole, so
+//! a footprint that differs only makes `S ⊆ S(m)` fail (no prune).
+//!
+//! *Obligation.* For a node `x` with sleep set `S(x)`, let `Ob(x)` be the Mazurkiewicz
+//! traces from `state(x)` that do not start with a pending event of `S(x)`: no
+//! `(t, e) ∈ S(x)` such that `t`'s first event in the trace is `e` and `e` is
+//! independent of every event before it. (Traces are taken under the dependence DPOR's
+//! races use, which leaves out pairs of plain accesses both outside the Type B slice,
+//! see `type_b`; "independent" in the sleep sets is under the full dependence, which
+//! wakes threads more often: a trace that starts with `e` in that sense does under
+//! the smaller one too, so the argument below holds with either reading.)
+//!
+//! *Claim 1 (the subtree does its obligation).* When DPOR with sleep sets has finished
+//! the subtree of `x`, every trace of `Ob(x)` has an explored linearization in it, or
+//! reaches a node whose wp is `false`. This is the invariant of the sleep-set theorem
+//! (Godefroid, thesis ch. 5-6) and of the DPOR proofs (Flanagan-Godefroid Thm. 1;
+//! Abdulla et al.'s source-DPOR lemma "after `Explore(E, Sleep)`, every maximal `E.w`
+//! with `WI(w) ∩ Sleep = ∅` is explored modulo ≃"), and it is local to the subtree: the
+//! races that must be reversed to reach a trace from `state(x)` are between events
+//! after `x`, and their backtrack points are nodes of the subtree (backtrack points are
+//! only added on the current path; a race with a step above `x` adds one above `x`,
+//! for traces that do not start at `state(x)`). A thread that sleeps at a node `y`
+//! below `x` either sleeps at `x` too (then the traces it starts at `y` start with it
+//! at `x` as well: its event is independent of every step from `x` to `y`) or was
+//! explored at an ancestor `z` of `y` below or at `x` (then they are explored from `z`).
+//! Every way a subtree is cut short claims nothing or claims only its own obligation:
+//! a revisited state (a cycle, `expand_fully` on a node that may lie above `x`), a
+//! bound (events, unwinding, time, states), an unsupported statement, a saturated
+//! access table or an over-large wp all make the wp `false`; a node where every enabled
+//! thread sleeps has `Ob = ∅` (its wp `true` is right); a Type A cut has no target left
+//! below it (wp `true`) and checks its accesses as a pruned node does; a pruned node
+//! `m'` uses `PS[key, S']` with `S' ⊆ S(m')`, so by Claim 2 it covers `Ob(m')`.
+//! Hence `wp[x]` (the conjunction over the explored children) means: a state with
+//! `x`'s key satisfying it has no violation in any trace of `Ob(x)` — violations are
+//! events, and equivalent traces have the same events.
+//!
+//! *Claim 2 (pruning).* Let `n` be recorded with `S(n) ⊆ S(m)`. A trace starting with
+//! an event of `S(n)` at `m` starts with it by `S(m)` too, so `Ob(m) ⊆ Ob(n)` (same key,
+//! same pending events). If `pcon(m) ∧ ¬wp[n]` is unsatisfiable, `state(m)` satisfies
+//! `wp[n]` and no trace of `Ob(m)` violates. The traces from `state(m)` outside
+//! `Ob(m)` start with a pending event of `S(m)`, and DPOR without pruning would not
+//! explore them below `m` either: they are explored from the ancestor where the
+//! sleeping thread was scheduled (the sleep-set theorem). A disjunction of several such
+//! `wp[n]` is again a precondition for `Ob(m)`.
+//!
+//! *Races above the pruned node.* Pruning `m` must add (or, with `Repair::Strict`,
+//! find present) every backtrack point above `m` that exploring `m`'s subtree would
+//! have added. DPOR below `m` explores only `Ob(m)` (plus prefixes of runs ended by
+//! sleep sets, whose events recur in explored runs of `Ob(m)` or of the siblings), so
+//! the accesses of `Ob(m)` are what it replays; they are among the accesses recorded
+//! for `n` (every event of a trace of `Ob(m) ⊆ Ob(n)` occurs in its explored
+//! linearization below `n`). The flags are universal over the recorded occurrences
+//! (`after`: threads after the node that happen before every occurrence; `covered`:
+//! every occurrence races with a step after the node, so only the last race, which is
+//! below the node, gets a backtrack point — the same on any path to the key, since the
+//! steps after the node are the same), so they hold for the subset. Accesses of visits
+//! under another sleep set join a variant only with `covered = false`
+//! (`Summaries::record`): they may have occurrences outside its obligation.
+//!
+//! A parked spinning thread (`Status::Spinning`) is not live, so it is in no sleep
+//! set; the runs where its loop exits are reached by reversing the races of its reads,
+//! which are DPOR races as any other (`tests/spin_reduction.rs`).
+//!
+//! *Where it is not used.* With a preemption bound a skipped child is not made `false`
+//! and the budget left at a node is not in its key: only sleep-free visits record a
+//! summary then (as before). `--since` carries the sleep set with the summary (in
+//! stable names, [`super::carry::SSleeper`]), and a carried summary prunes only where
+//! its sleep set is within the node's. Across versions the node is clean (no harmful
+//! change runs after it), so the old obligation is about the same code; a harmless
+//! changed statement `h` may be dependent with a sleeping event only if both are
+//! outside the slice (a write read by a slice statement is in the slice), and swapping
+//! those is invisible to every property (`carry`, "Harmless changes").
 //!
 //! # Bounds (§6.2)
 //! The table has a fixed number of slots, indexed by a hash of the key; a key meeting an
 //! occupied slot of another key replaces it (dropping a summary only weakens pruning). A
 //! summary stops growing once its term has `size_bound` nodes.
 
-use super::dpor::{Access, VClock};
+use super::dpor::{Access, Footprint, VClock};
 #[cfg(test)]
 use super::model::topological;
 use super::names::ThreadKey;
@@ -336,16 +416,69 @@ pub struct Recorded {
 /// RVar/WVar of one node.
 pub type RwTable = FxHashMap<RwEntry, Recorded>;
 
-struct Entry {
-    key: Box<[u64]>,
-    /// [`key_hash`] of `key`.
-    hash: u64,
-    /// The summary, with inputs as `Fut`; `None` while no sleep-free visit finished.
+/// A sleep set in the table's terms: each sleeping thread by name with its pending
+/// event's footprint (sorted and without repeats), sorted by thread.
+pub type SleepKey = Vec<(ThreadKey, Footprint)>;
+
+/// The [`SleepKey`] of sleeping threads given by name with their footprints.
+pub fn sleep_key(entries: impl IntoIterator<Item = (ThreadKey, Footprint)>) -> SleepKey {
+    let mut out: SleepKey = entries
+        .into_iter()
+        .map(|(k, mut f)| {
+            f.sort_unstable();
+            f.dedup();
+            (k, f)
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Is every sleeping thread of `small` (with the same pending event) asleep in `large`?
+pub fn sleep_within(small: &SleepKey, large: &SleepKey) -> bool {
+    small.iter().all(|e| large.binary_search(e).is_ok())
+}
+
+/// The most sleep sets one key keeps a summary for.
+pub const MAX_VARIANTS: usize = 4;
+
+/// What is known of a key's visits under one sleep set.
+struct Variant {
+    sleep: SleepKey,
+    /// The summary, with inputs as `Fut`; `None` while no visit under `sleep` that
+    /// claims something finished.
     ps: Option<TermId>,
     /// `ps` has reached the size bound, so it stops growing (known once, instead of
     /// measuring its DAG again at every later visit of the key).
     full: bool,
     rw: RwTable,
+}
+
+struct Entry {
+    key: Box<[u64]>,
+    /// [`key_hash`] of `key`.
+    hash: u64,
+    /// One per sleep set the key was visited under (at most [`MAX_VARIANTS`]).
+    variants: Vec<Variant>,
+}
+
+/// Adds one visit's accesses to a table: only what every visit guarantees.
+/// `keep_covered`: the visit's `covered` flags hold for the table's sleep set.
+fn merge_rw(into: &mut RwTable, rw: &RwTable, keep_covered: bool) {
+    for (entry, rec) in rw {
+        match into.get_mut(entry) {
+            Some(known) => {
+                known.after.retain(|k| rec.after.contains(k));
+                known.covered &= rec.covered && keep_covered;
+            }
+            None => {
+                let mut rec = rec.clone();
+                rec.covered &= keep_covered;
+                into.insert(*entry, rec);
+            }
+        }
+    }
 }
 
 /// The hash of a key that picks its slot in [`Summaries`].
@@ -363,10 +496,19 @@ pub struct Summaries {
     pub evictions: u64,
 }
 
-/// What the table knows about a key.
+/// What the table knows about a key under one sleep set (for exporting).
 pub struct Known<'a> {
     pub ps: Option<TermId>,
     pub rw: &'a RwTable,
+    pub sleep: &'a SleepKey,
+}
+
+/// The summary a node may be pruned with: the disjunction of the key's summaries
+/// recorded under sleep sets within the node's, with the accesses of all of them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Usable {
+    pub ps: TermId,
+    pub rw: RwTable,
 }
 
 impl Summaries {
@@ -386,25 +528,54 @@ impl Summaries {
         (hash % self.slots.len() as u64) as usize
     }
 
-    /// Every key with its summary (for exporting them).
+    /// Every key with its summary under the smallest sleep set it has one for (for
+    /// exporting them: one per key).
     pub fn entries(&self) -> impl Iterator<Item = (&[u64], Known<'_>)> {
-        self.slots.iter().flatten().map(|e| {
-            (
+        self.slots.iter().flatten().filter_map(|e| {
+            let v = e
+                .variants
+                .iter()
+                .filter(|v| v.ps.is_some())
+                .min_by_key(|v| v.sleep.len())?;
+            Some((
                 &*e.key,
                 Known {
-                    ps: e.ps,
-                    rw: &e.rw,
+                    ps: v.ps,
+                    rw: &v.rw,
+                    sleep: &v.sleep,
                 },
-            )
+            ))
         })
     }
 
-    pub fn lookup(&self, key: &[u64]) -> Option<Known<'_>> {
+    /// The summary for `key` usable at a node whose sleep set is `sleep`: the
+    /// disjunction of the variants recorded under sleep sets within `sleep` (see the
+    /// module doc, "Sleep sets"), with all their accesses; `None` if there is none.
+    pub fn lookup(&self, pool: &mut TermPool, key: &[u64], sleep: &SleepKey) -> Option<Usable> {
         let e = self.slots[self.slot(key)].as_ref()?;
-        (*e.key == *key).then_some(Known {
-            ps: e.ps,
-            rw: &e.rw,
-        })
+        if *e.key != *key {
+            return None;
+        }
+        let mut out: Option<Usable> = None;
+        for v in &e.variants {
+            let Some(ps) = v.ps else { continue };
+            if !sleep_within(&v.sleep, sleep) {
+                continue;
+            }
+            match &mut out {
+                None => {
+                    out = Some(Usable {
+                        ps,
+                        rw: v.rw.clone(),
+                    })
+                }
+                Some(u) => {
+                    u.ps = pool.or(u.ps, ps);
+                    merge_rw(&mut u.rw, &v.rw, true);
+                }
+            }
+        }
+        out
     }
 
     /// Does the table hold an entry for `key`?
@@ -433,9 +604,21 @@ impl Summaries {
         }
     }
 
-    /// Records one finished visit of `key`: its wp (with inputs already as `Fut`; `None`
-    /// when the visit's subtree was sleep-set-reduced) and the accesses made below it.
-    pub fn record(&mut self, pool: &mut TermPool, key: Vec<u64>, wp: Option<TermId>, rw: &RwTable) {
+    /// Records one finished visit of `key` under the sleep set `sleep`: its wp (with
+    /// inputs already as `Fut`; `None` when the visit claims nothing) and the accesses
+    /// made below it. A visit with a wp joins the variant of its sleep set (a new one if
+    /// there is room: at most [`MAX_VARIANTS`], a smaller sleep set replacing the
+    /// largest); a visit without one only adds its accesses to every variant (the table
+    /// only grows more cautious), its `covered` flags only to the variant of its own
+    /// sleep set.
+    pub fn record(
+        &mut self,
+        pool: &mut TermPool,
+        key: Vec<u64>,
+        sleep: &SleepKey,
+        wp: Option<TermId>,
+        rw: &RwTable,
+    ) {
         let i = self.slot(&key);
         let fresh = match &self.slots[i] {
             Some(e) => *e.key != *key,
@@ -448,35 +631,57 @@ impl Summaries {
             self.slots[i] = Some(Entry {
                 hash: key_hash(&key),
                 key: key.into_boxed_slice(),
-                ps: None,
-                full: false,
-                rw: RwTable::default(),
+                variants: Vec::new(),
             });
         }
         let bound = self.size_bound;
         let e = self.slots[i].as_mut().expect("slot just filled");
-        for (entry, rec) in rw {
-            match e.rw.get_mut(entry) {
-                // Only what every visit guarantees.
-                Some(known) => {
-                    known.after.retain(|k| rec.after.contains(k));
-                    known.covered &= rec.covered;
-                }
-                None => {
-                    e.rw.insert(*entry, rec.clone());
-                }
+        let Some(wp) = wp else {
+            for v in &mut e.variants {
+                let same = v.sleep == *sleep;
+                merge_rw(&mut v.rw, rw, same);
             }
-        }
-        if let Some(wp) = wp {
-            e.ps = Some(match e.ps {
-                None => wp,
-                Some(ps) if !e.full && pool.dag_size(ps, bound) < bound => pool.or(ps, wp),
-                Some(ps) => {
-                    e.full = true;
-                    ps
+            return;
+        };
+        let at = match e.variants.iter().position(|v| v.sleep == *sleep) {
+            Some(at) => at,
+            None => {
+                if e.variants.len() >= MAX_VARIANTS {
+                    let (largest, len) = e
+                        .variants
+                        .iter()
+                        .enumerate()
+                        .map(|(j, v)| (j, v.sleep.len()))
+                        .max_by_key(|&(_, len)| len)
+                        .expect("the entry has variants");
+                    if len <= sleep.len() {
+                        return;
+                    }
+                    e.variants.swap_remove(largest);
                 }
-            });
+                e.variants.push(Variant {
+                    sleep: sleep.clone(),
+                    ps: None,
+                    full: false,
+                    rw: RwTable::default(),
+                });
+                e.variants.len() - 1
+            }
+        };
+        let v = &mut e.variants[at];
+        if v.ps.is_none() {
+            v.rw = rw.clone();
+        } else {
+            merge_rw(&mut v.rw, rw, true);
         }
+        v.ps = Some(match v.ps {
+            None => wp,
+            Some(ps) if !v.full && pool.dag_size(ps, bound) < bound => pool.or(ps, wp),
+            Some(ps) => {
+                v.full = true;
+                ps
+            }
+        });
     }
 }
 
@@ -573,25 +778,126 @@ mod tests {
         let c1 = p.eq(a, z);
         let c2 = p.ne(a, z);
         let rw = RwTable::default();
-        s.record(&mut p, vec![1], Some(c1), &rw);
-        assert_eq!(s.lookup(&[1]).and_then(|k| k.ps), Some(c1));
-        s.record(&mut p, vec![1], Some(c2), &rw);
+        let none = SleepKey::new();
+        s.record(&mut p, vec![1], &none, Some(c1), &rw);
+        assert_eq!(s.lookup(&mut p, &[1], &none).map(|k| k.ps), Some(c1));
+        s.record(&mut p, vec![1], &none, Some(c2), &rw);
         // c1 has 3 nodes: the bound stops growth.
-        assert_eq!(s.lookup(&[1]).and_then(|k| k.ps), Some(c1));
-        s.record(&mut p, vec![2], Some(c2), &rw);
-        assert!(s.lookup(&[1]).is_none());
+        assert_eq!(s.lookup(&mut p, &[1], &none).map(|k| k.ps), Some(c1));
+        s.record(&mut p, vec![2], &none, Some(c2), &rw);
+        assert!(s.lookup(&mut p, &[1], &none).is_none());
         assert_eq!(s.evictions, 1);
         // Forgetting another key keeps the slot; forgetting the key empties it.
         s.forget(&[1]);
-        assert_eq!(s.lookup(&[2]).and_then(|k| k.ps), Some(c2));
+        assert_eq!(s.lookup(&mut p, &[2], &none).map(|k| k.ps), Some(c2));
         s.forget(&[2]);
-        assert!(s.lookup(&[2]).is_none());
+        assert!(s.lookup(&mut p, &[2], &none).is_none());
         // By hash: another key's hash keeps the slot, the key's own empties it.
-        s.record(&mut p, vec![2], Some(c2), &rw);
+        s.record(&mut p, vec![2], &none, Some(c2), &rw);
         s.forget_hashed(key_hash(&[1]));
-        assert!(s.lookup(&[2]).is_some());
+        assert!(s.lookup(&mut p, &[2], &none).is_some());
         s.forget_hashed(key_hash(&[2]));
-        assert!(s.lookup(&[2]).is_none());
+        assert!(s.lookup(&mut p, &[2], &none).is_none());
+    }
+
+    #[test]
+    fn a_summary_under_a_sleep_set_prunes_only_nodes_where_all_of_it_sleeps() {
+        use crate::symbolic::dpor::Loc;
+        let mut p = TermPool::new();
+        let mut s = Summaries::new(16, 100);
+        let a = p.var(
+            Var::Input {
+                thread: ThreadKey(0),
+                index: 0,
+            },
+            8,
+        );
+        let z = p.bv_const(0, 8);
+        let c1 = p.eq(a, z);
+        let c2 = p.ne(a, z);
+        let x = |o| Loc::Mem(ObjInst(o), 0);
+        let t1_writes_x = (ThreadKey(1), vec![Access::write(x(7))]);
+        let t1_reads_x = (ThreadKey(1), vec![Access::read(x(7))]);
+        let t2_reads_y = (ThreadKey(2), vec![Access::read(x(8)), Access::read(x(8))]);
+        let sleep = sleep_key([t1_writes_x.clone()]);
+        let mut rw = RwTable::default();
+        let entry = (ThreadKey(2), Access::read(x(8)));
+        rw.insert(
+            entry,
+            Recorded {
+                after: vec![ThreadKey(1)],
+                covered: true,
+            },
+        );
+        s.record(&mut p, vec![5], &sleep, Some(c1), &rw);
+        // The same sleep set, and larger ones (in any order, footprints as sets).
+        let same = s.lookup(&mut p, &[5], &sleep).expect("S ⊆ S");
+        assert_eq!((same.ps, &same.rw), (c1, &rw));
+        let larger = sleep_key([t2_reads_y.clone(), t1_writes_x.clone()]);
+        assert_eq!(s.lookup(&mut p, &[5], &larger).map(|u| u.ps), Some(c1));
+        // Not where the thread is awake, nor where it sleeps before another event.
+        assert!(s.lookup(&mut p, &[5], &SleepKey::new()).is_none());
+        assert!(s
+            .lookup(&mut p, &[5], &sleep_key([t2_reads_y.clone()]))
+            .is_none());
+        assert!(s
+            .lookup(&mut p, &[5], &sleep_key([t1_reads_x.clone()]))
+            .is_none());
+        // A sleep-free summary joins in wherever the key is met: the disjunction, with
+        // the accesses of both (flags only as strong as both guarantee).
+        let mut rw2 = RwTable::default();
+        rw2.insert(
+            entry,
+            Recorded {
+                after: vec![],
+                covered: false,
+            },
+        );
+        s.record(&mut p, vec![5], &SleepKey::new(), Some(c2), &rw2);
+        assert_eq!(
+            s.lookup(&mut p, &[5], &SleepKey::new()).map(|u| u.ps),
+            Some(c2)
+        );
+        let both = s.lookup(&mut p, &[5], &larger).expect("both apply");
+        assert_eq!(both.ps, p.or(c1, c2));
+        assert_eq!(both.rw, rw2);
+        // A visit that claims nothing under another sleep set only weakens the flags.
+        s.record(&mut p, vec![5], &sleep_key([t1_reads_x]), None, &rw);
+        let again = s.lookup(&mut p, &[5], &sleep).expect("still there");
+        assert_eq!(again.ps, p.or(c1, c2));
+        assert!(!again.rw[&entry].covered);
+        // Exporting keeps the sleep-free variant, one per key.
+        let exported: Vec<_> = s
+            .entries()
+            .map(|(k, v)| (k.to_vec(), v.ps, v.sleep.len()))
+            .collect();
+        assert_eq!(exported, vec![(vec![5], Some(c2), 0)]);
+    }
+
+    #[test]
+    fn a_key_keeps_a_bounded_number_of_sleep_sets_preferring_small_ones() {
+        use crate::symbolic::dpor::Loc;
+        let mut p = TermPool::new();
+        let mut s = Summaries::new(4, 100);
+        let t = p.tru();
+        let rw = RwTable::default();
+        let sleeper = |k: u32| (ThreadKey(k), vec![Access::write(Loc::Mem(ObjInst(k), 0))]);
+        let big = sleep_key((1..=5).map(sleeper));
+        for k in 1..=MAX_VARIANTS as u32 {
+            let mut keyed = big.clone();
+            keyed.remove(k as usize - 1);
+            s.record(&mut p, vec![1], &keyed, Some(t), &rw);
+        }
+        // Full: a larger sleep set is not kept, a smaller one replaces a larger.
+        s.record(&mut p, vec![1], &big, Some(t), &rw);
+        let single = sleep_key([sleeper(9)]);
+        assert!(s.lookup(&mut p, &[1], &single).is_none());
+        s.record(&mut p, vec![1], &single, Some(t), &rw);
+        assert!(s.lookup(&mut p, &[1], &single).is_some());
+        assert_eq!(
+            s.slots.iter().flatten().next().unwrap().variants.len(),
+            MAX_VARIANTS
+        );
     }
 
     #[test]

@@ -73,7 +73,7 @@ use super::dpor::{Access, Loc, Role};
 use super::fp::FpOp;
 use super::names::{Names, ObjInst, ObjName, ThreadKey, ThreadName};
 use super::state::{KeyIds, State};
-use super::summary::{Recorded, RwEntry, RwTable, RET_DEPTH};
+use super::summary::{sleep_key, Recorded, RwEntry, RwTable, SleepKey, RET_DEPTH};
 use super::term::{BvOp, CmpOp, Node, TermId, TermPool, Var};
 use analysis::diff::{fingerprints, ProgramDiff};
 use analysis::ir::{
@@ -189,6 +189,22 @@ pub struct SAccess {
     pub covered: bool,
 }
 
+/// One access of a sleeping thread's pending event across versions.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SEvent {
+    pub loc: SLoc,
+    pub write: bool,
+    /// 0 plain, 1 acquire, 2 release.
+    pub role: u8,
+}
+
+/// A sleeping thread of the node a summary was recorded at, with its pending event.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SSleeper {
+    pub thread: SThread,
+    pub event: Vec<SEvent>,
+}
+
 /// One summary in stable form: what the store keeps.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CarriedSummary {
@@ -196,6 +212,9 @@ pub struct CarriedSummary {
     /// The formula's nodes in topological order; the last is the root.
     pub formula: Vec<SNode>,
     pub accesses: Vec<SAccess>,
+    /// The sleep set the summary is relative to (`summary`, "Sleep sets"): it prunes
+    /// only a node where all of these sleep.
+    pub sleep: Vec<SSleeper>,
 }
 
 /// A summary read from the store or made by this process. The store's formulas are kept
@@ -204,14 +223,14 @@ pub struct CarriedSummary {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Carried {
     Decoded(CarriedSummary),
-    /// `(formula, accesses)` as JSON (the store's form, see [`Carried::encode`]).
+    /// `(formula, accesses, sleep)` as JSON (the store's form, see [`Carried::encode`]).
     Text(String),
 }
 
 impl Carried {
-    /// The stored text of a summary's formula and accesses.
+    /// The stored text of a summary's formula, accesses and sleep set.
     pub fn encode(s: &CarriedSummary) -> String {
-        serde_json::to_string(&(&s.formula, &s.accesses)).expect("summaries serialize")
+        serde_json::to_string(&(&s.formula, &s.accesses, &s.sleep)).expect("summaries serialize")
     }
 
     /// The summary of `key`; `None` for a text that does not decode (the record's
@@ -220,11 +239,12 @@ impl Carried {
         match self {
             Carried::Decoded(s) => Some(std::borrow::Cow::Borrowed(s)),
             Carried::Text(text) => {
-                let (formula, accesses) = serde_json::from_str(text).ok()?;
+                let (formula, accesses, sleep) = serde_json::from_str(text).ok()?;
                 Some(std::borrow::Cow::Owned(CarriedSummary {
                     key: key.to_vec(),
                     formula,
                     accesses,
+                    sleep,
                 }))
             }
         }
@@ -465,6 +485,7 @@ impl<'a> StableView<'a> {
         key: Vec<u64>,
         ps: TermId,
         rw: &RwTable,
+        sleep: &SleepKey,
     ) -> Option<CarriedSummary> {
         let order = super::model::topological(pool, ps);
         let index: HashMap<TermId, u32> = order
@@ -500,11 +521,7 @@ impl<'a> StableView<'a> {
                 thread: thread_path(self.names, *thread),
                 loc: self.loc(access.loc)?,
                 write: access.write,
-                role: match access.role {
-                    Role::Plain => 0,
-                    Role::Acquire => 1,
-                    Role::Release => 2,
-                },
+                role: role_code(access.role),
                 after: rec
                     .after
                     .iter()
@@ -513,10 +530,26 @@ impl<'a> StableView<'a> {
                 covered: rec.covered,
             });
         }
+        let mut sleepers = Vec::with_capacity(sleep.len());
+        for (thread, foot) in sleep {
+            let mut event = Vec::with_capacity(foot.len());
+            for a in foot {
+                event.push(SEvent {
+                    loc: self.loc(a.loc)?,
+                    write: a.write,
+                    role: role_code(a.role),
+                });
+            }
+            sleepers.push(SSleeper {
+                thread: thread_path(self.names, *thread),
+                event,
+            });
+        }
         Some(CarriedSummary {
             key,
             formula,
             accesses,
+            sleep: sleepers,
         })
     }
 
@@ -597,8 +630,37 @@ impl KeyIds for StableView<'_> {
     }
 }
 
-/// Turns a carried summary into this search's terms at a node; `None` when a name has
-/// no counterpart here (the summary is then not used).
+fn role_code(r: Role) -> u8 {
+    match r {
+        Role::Plain => 0,
+        Role::Acquire => 1,
+        Role::Release => 2,
+    }
+}
+
+fn role_of_code(c: u8) -> Option<Role> {
+    match c {
+        0 => Some(Role::Plain),
+        1 => Some(Role::Acquire),
+        2 => Some(Role::Release),
+        _ => None,
+    }
+}
+
+fn import_loc(prog: &Program, ids: &StableIds, names: &mut Names, loc: &SLoc) -> Option<Loc> {
+    Some(match loc {
+        SLoc::Mem(o, off) => Loc::Mem(import_obj(prog, ids, names, o)?, *off),
+        SLoc::Obj(o) => Loc::Obj(import_obj(prog, ids, names, o)?),
+        SLoc::Mutex(o, off) => Loc::Mutex(import_obj(prog, ids, names, o)?, *off),
+        SLoc::Cond(o, off) => Loc::Cond(import_obj(prog, ids, names, o)?, *off),
+        SLoc::Thread(t) => Loc::Thread(thread_of_path(names, t)),
+        SLoc::All => Loc::All,
+    })
+}
+
+/// Turns a carried summary into this search's terms at a node, with the sleep set it
+/// is relative to; `None` when a name has no counterpart here (the summary is then not
+/// used).
 pub fn import(
     prog: &Program,
     ids: &StableIds,
@@ -606,7 +668,7 @@ pub fn import(
     pool: &mut TermPool,
     st: &State,
     s: &CarriedSummary,
-) -> Option<(TermId, RwTable)> {
+) -> Option<(TermId, RwTable, SleepKey)> {
     let by_key = st.tids_by_key();
     let mut terms: Vec<TermId> = Vec::with_capacity(s.formula.len());
     for n in &s.formula {
@@ -673,20 +735,8 @@ pub fn import(
     let mut rw = RwTable::default();
     for a in &s.accesses {
         let thread = thread_of_path(names, &a.thread);
-        let loc = match &a.loc {
-            SLoc::Mem(o, off) => Loc::Mem(import_obj(prog, ids, names, o)?, *off),
-            SLoc::Obj(o) => Loc::Obj(import_obj(prog, ids, names, o)?),
-            SLoc::Mutex(o, off) => Loc::Mutex(import_obj(prog, ids, names, o)?, *off),
-            SLoc::Cond(o, off) => Loc::Cond(import_obj(prog, ids, names, o)?, *off),
-            SLoc::Thread(t) => Loc::Thread(thread_of_path(names, t)),
-            SLoc::All => Loc::All,
-        };
-        let role = match a.role {
-            0 => Role::Plain,
-            1 => Role::Acquire,
-            2 => Role::Release,
-            _ => return None,
-        };
+        let loc = import_loc(prog, ids, names, &a.loc)?;
+        let role = role_of_code(a.role)?;
         let entry: RwEntry = (
             thread,
             Access {
@@ -704,7 +754,20 @@ pub fn import(
             },
         );
     }
-    Some((ps, rw))
+    let mut sleep = Vec::with_capacity(s.sleep.len());
+    for sl in &s.sleep {
+        let thread = thread_of_path(names, &sl.thread);
+        let mut foot = Vec::with_capacity(sl.event.len());
+        for e in &sl.event {
+            foot.push(Access {
+                loc: import_loc(prog, ids, names, &e.loc)?,
+                write: e.write,
+                role: role_of_code(e.role)?,
+            });
+        }
+        sleep.push((thread, foot));
+    }
+    Some((ps, rw, sleep_key(sleep)))
 }
 
 fn import_var(
