@@ -72,6 +72,10 @@ fn check_schema(out: &Value) -> Result<(), String> {
         "type_a_cuts",
         "type_b_branches",
         "type_b_races",
+        "probe_runs",
+        "probe_partial_runs",
+        "probe_states",
+        "probe_time_ms",
         "solver_queries",
         "solver_time_ms",
         "time_ms",
@@ -218,6 +222,7 @@ fn text_report_names_verdict_witness_and_stats() {
             Some(_) if l.starts_with("stats") => {
                 l.split(", ").take(3).collect::<Vec<_>>().join(", ")
             }
+            _ if l.starts_with("probe") => l.split(", ").take(3).collect::<Vec<_>>().join(", "),
             _ => l.to_string(),
         })
         .collect::<Vec<_>>()
@@ -287,6 +292,43 @@ fn stat(out: &Value, key: &str) -> u64 {
     out["stats"][key]
         .as_u64()
         .unwrap_or_else(|| panic!("no stats.{key} in {out}"))
+}
+
+/// The probe (issue 15): a bug that needs each thread's increments un-interleaved is
+/// found by the non-preemptive run before the search, which then does not run; the
+/// report counts the probe's run and states, and the witness replays. The baseline runs
+/// no probe (its own first run is non-preemptive here: lowest thread first).
+#[test]
+fn the_probe_finds_a_bug_that_needs_no_preemption_and_counts_its_cost() {
+    let root = project_root();
+    let file = "fixtures/verify/no_lost_update.c";
+    for strategy in ["dpor", "dpor+ag"] {
+        let out = verify_json(&root, file, &["--no-store", "--strategy", strategy]);
+        assert_eq!(out["verdict"], "violation", "{strategy}: {out}");
+        assert_eq!(stat(&out, "probe_runs"), 1, "{strategy}: {out}");
+        assert!(stat(&out, "probe_states") > 80, "{strategy}: {out}");
+        assert_eq!(stat(&out, "runs"), 0, "{strategy}: the search ran: {out}");
+        assert_eq!(stat(&out, "states"), 0, "{strategy}: the search ran: {out}");
+        let line = out["violation"]["line"].as_u64().unwrap_or(0);
+        replay(&root, &root.join(file), &out, line).unwrap_or_else(|e| panic!("{strategy}: {e}"));
+    }
+    let baseline = verify_json(&root, file, &["--no-store", "--strategy", "baseline"]);
+    assert_eq!(baseline["verdict"], "violation", "{baseline}");
+    assert_eq!(stat(&baseline, "probe_states"), 0, "{baseline}");
+    assert!(stat(&baseline, "states") > 0, "{baseline}");
+    // Without the probe the search is what runs (and counts nothing as the probe's).
+    let off = verify_json(
+        &root,
+        "fixtures/verify/race_counter.c",
+        &["--no-store", "--no-probe"],
+    );
+    let on = verify_json(&root, "fixtures/verify/race_counter.c", &["--no-store"]);
+    assert_eq!(stat(&off, "probe_states"), 0, "{off}");
+    assert!(stat(&on, "probe_states") > 0, "{on}");
+    for key in ["runs", "partial_runs", "states"] {
+        assert_eq!(stat(&on, key), stat(&off, key), "{key}: {on} vs {off}");
+    }
+    assert_eq!(on["verdict"], off["verdict"]);
 }
 
 /// §6.1, Type B: on a program whose input branches and statistics races are outside the

@@ -85,6 +85,30 @@ pub struct VerifyStats {
     pub solver_queries: Option<u64>,
     pub solver_time_ms: Option<f64>,
     pub time_ms: Option<f64>,
+    /// The non-preemptive probe before the search (`verify --no-probe` turns it off):
+    /// read, then counted in `runs`, `partial_runs` and `states` by [`VerifyStats::with_probe`].
+    #[serde(default, skip_serializing)]
+    pub probe_runs: Option<u64>,
+    #[serde(default, skip_serializing)]
+    pub probe_partial_runs: Option<u64>,
+    #[serde(default, skip_serializing)]
+    pub probe_states: Option<u64>,
+}
+
+impl VerifyStats {
+    /// The work of the whole verify, probe included: a task the probe decides did run,
+    /// and the bench (and its comparison with other tools' executions) counts it.
+    pub fn with_probe(mut self) -> VerifyStats {
+        fn add(total: &mut Option<u64>, probe: Option<u64>) {
+            if let Some(p) = probe {
+                *total = Some(total.unwrap_or(0) + p);
+            }
+        }
+        add(&mut self.runs, self.probe_runs.take());
+        add(&mut self.partial_runs, self.probe_partial_runs.take());
+        add(&mut self.states, self.probe_states.take());
+        self
+    }
 }
 
 /// The JSON object `agx verify --format json` prints.
@@ -243,8 +267,11 @@ fn memory_exhaustion(finished: &Finished, memory_limit: Option<u64>) -> Option<S
 
 /// The verdict from verify's JSON, checked against its exit code.
 fn judge_output(code: i32, stdout: &str) -> Judged {
-    let output: VerifyOutput = match serde_json::from_str(stdout.trim()) {
-        Ok(output) => output,
+    let output: VerifyOutput = match serde_json::from_str::<VerifyOutput>(stdout.trim()) {
+        Ok(output) => VerifyOutput {
+            stats: output.stats.clone().with_probe(),
+            ..output
+        },
         Err(e) => {
             return Judged::new(
                 Status::Error,
@@ -327,6 +354,26 @@ mod tests {
         assert_eq!(stats.runs, Some(3));
         assert_eq!(stats.partial_runs, Some(1));
         assert_eq!(stats.time_ms, Some(12.0));
+    }
+
+    #[test]
+    fn the_probe_counts_in_the_runs() {
+        let decided = r#"{"verdict":"violation","reason":null,"strategy":"dpor+ag",
+            "stats":{"runs":0,"partial_runs":0,"states":0,"probe_runs":1,
+            "probe_partial_runs":2,"probe_states":85,"time_ms":3}}"#;
+        let stats = judge(&finished(End::Exited(1), decided, ""), None)
+            .output
+            .unwrap()
+            .stats;
+        assert_eq!(
+            (stats.runs, stats.partial_runs, stats.states),
+            (Some(1), Some(2), Some(85))
+        );
+        let stats = judge(&finished(End::Exited(0), SAFE, ""), None)
+            .output
+            .unwrap()
+            .stats;
+        assert_eq!((stats.runs, stats.states), (Some(3), Some(40)));
     }
 
     #[test]

@@ -502,9 +502,11 @@ fn undefined_behaviour(cfg: &Config, program: &Program) -> Result<Hunt> {
             Hunt::without_search(Verdict::Unknown, None, why, started)
         }
     };
-    hunt.stats.states = outcome.stats.states;
-    hunt.stats.expanded = outcome.stats.states;
-    hunt.stats.exhaustive_states = outcome.stats.states;
+    // The probe before the search (`symbolic::probe`) counts too: it may be all that ran.
+    let states = outcome.stats.states + outcome.stats.probe_states;
+    hunt.stats.states = states;
+    hunt.stats.expanded = states;
+    hunt.stats.exhaustive_states = states;
     hunt.stats.solver_queries = outcome.stats.solver_queries;
     Ok(hunt)
 }

@@ -16,6 +16,7 @@
 //!  "strategy": "baseline" | "dpor" | "dpor+ag",
 //!  "stats": {"runs", "partial_runs", "states", "pruned", "sleep_blocked", "slice_skips",
 //!            "type_a_cuts", "type_b_branches", "type_b_races", "cycles", "awaits",
+//!            "probe_runs", "probe_partial_runs", "probe_states", "probe_time_ms",
 //!            "solver_queries", "solver_cache_hits", "solver_time_ms", "time_ms"}}
 //! ```
 //!
@@ -140,6 +141,11 @@ pub struct Args {
     /// same verdicts; for measuring and cross-checking it).
     #[arg(long)]
     pub no_await_reduction: bool,
+    /// Do not explore the non-preemptive schedule (each thread runs while it can) before
+    /// the dpor / dpor+ag search (the probe: at most 10,000 states and a tenth of the
+    /// time budget, counted in the stats as `probe_*`).
+    #[arg(long)]
+    pub no_probe: bool,
     /// Memory budget in MiB: live heap blocks beyond it end a path, and a search whose
     /// resident memory exceeds it stops; the verdict is then `unknown` naming `memory`.
     #[arg(long, value_name = "MIB", default_value_t = 4096)]
@@ -599,6 +605,7 @@ fn config(args: &Args, driver: &Driver) -> Result<Config> {
     c.spurious_wakeups = !args.no_spurious_wakeups;
     c.spin_loops = !args.no_spin_reduction;
     c.await_assumes = !args.no_await_reduction;
+    c.probe = !args.no_probe;
     c.max_memory = args.max_memory.saturating_mul(1 << 20);
     c.args = args.program_args.clone();
     c.symbolic_args = args.symbolic_args;

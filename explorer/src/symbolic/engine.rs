@@ -101,6 +101,9 @@ pub struct Setup<'p> {
     pub type_b_branches: bool,
     /// Stable names of this program, when summaries are exported or imported.
     pub stable: Option<super::carry::StableIds>,
+    /// This engine is the probe (`probe`): one thread per node, the previous step's
+    /// while it is enabled; no race detection, no backtracking.
+    pub probe: bool,
 }
 
 /// What the search keeps across paths: the DPOR stack, the summaries, the nodes on the
@@ -224,6 +227,7 @@ impl<'p> Engine<'p> {
                         c.import.as_ref().and_then(|i| i.trusted.as_ref()),
                     )
                 }),
+                probe: false,
             },
             path: CurrentPath::default(),
             search,
@@ -242,6 +246,14 @@ impl<'p> Engine<'p> {
             && !self.setup.cfg.checks.deadlock
             && !self.setup.cfg.checks.memory
             && !self.setup.cfg.checks.race
+    }
+
+    /// Starts the search's clock (and its deadline) at `started` instead of now: the
+    /// probe before it spends the same budget.
+    pub fn restart_budget_at(&mut self, started: Instant) {
+        self.search.budget.started = started;
+        self.search.budget.deadline = self.setup.cfg.timeout.map(|t| started + t);
+        self.smt.set_deadline(self.search.budget.deadline);
     }
 
     /// Runs the search and decides the verdict.

@@ -78,6 +78,7 @@ pub(crate) mod model;
 pub(crate) mod names;
 pub(crate) mod path;
 pub(crate) mod preempt;
+pub(crate) mod probe;
 pub(crate) mod race;
 pub(crate) mod reach;
 pub(crate) mod search;
@@ -289,6 +290,10 @@ pub struct Config {
     /// spin-loop reduction): the reductions reorder steps, which can cost preemptions,
     /// so they are not sound under it. Default: `None`.
     pub preemption_bound: Option<u32>,
+    /// Before a `dpor` or `dpor+ag` search, explore the non-preemptive schedule (each
+    /// thread runs while it is enabled) within a small budget, and report a violation it
+    /// finds without the search (see `probe`). Default: true.
+    pub probe: bool,
     /// Told how far the search has come about once a second (the library prints nothing
     /// itself: a progress display is the caller's). Default: `None`.
     pub progress: Option<ProgressObserver>,
@@ -354,6 +359,7 @@ impl Default for Config {
             symbolic_args: None,
             context: None,
             preemption_bound: None,
+            probe: true,
             progress: None,
         }
     }
@@ -527,6 +533,13 @@ pub struct SearchStats {
     pub carried_clean: u64,
     /// Clean nodes whose stable key has a carried summary.
     pub carried_matched: u64,
+    /// The non-preemptive probe before the search (`probe`): its runs, partial runs,
+    /// scheduling nodes and time (included in `time_ms`). `runs`, `partial_runs` and
+    /// `states` count the search's alone; the solver figures and `time_ms` both.
+    pub probe_runs: u64,
+    pub probe_partial_runs: u64,
+    pub probe_states: u64,
+    pub probe_time_ms: f64,
     pub solver_queries: u64,
     pub solver_cache_hits: u64,
     pub solver_time_ms: f64,
@@ -613,7 +626,7 @@ pub fn verify(program: &Program, config: &Config) -> Result<SearchOutcome, Verif
             let spawned = std::thread::Builder::new()
                 .name("agx-search".into())
                 .stack_size(stack)
-                .spawn_scoped(scope, || engine::Engine::new(program, config)?.search());
+                .spawn_scoped(scope, || probe::search_with_probe(program, config));
             match spawned {
                 Ok(handle) => {
                     return handle.join().unwrap_or_else(|_| {

@@ -139,7 +139,8 @@ impl<'p> Engine<'p> {
             return self.nothing();
         }
         let dpor = self.setup.cfg.strategy != Strategy::Baseline;
-        if dpor {
+        let probe = self.setup.probe;
+        if dpor && !probe {
             for p in 0..st.threads.len() {
                 if !st.is_live(p) {
                     continue;
@@ -174,7 +175,9 @@ impl<'p> Engine<'p> {
             // The path returned to the state of node m (a spin loop, say): everything
             // from here is explored from m, which is expanded fully. The cut subtree
             // claims nothing for summaries.
-            self.search.dpor.nodes[m].expand_fully();
+            if !probe {
+                self.search.dpor.nodes[m].expand_fully();
+            }
             self.search.stats.partial_runs += 1;
             self.search.stats.cycles += 1;
             return self.nothing();
@@ -200,7 +203,20 @@ impl<'p> Engine<'p> {
         } else {
             None
         };
-        let initial: BTreeSet<Tid> = if dpor {
+        let initial: BTreeSet<Tid> = if probe {
+            // Non-preemptive: the previous step's thread while it is enabled, else the
+            // next enabled one after it (no sleep sets: one thread per node).
+            let last = self.search.dpor.events.last().map_or(0, |e| e.tid);
+            let next = enabled
+                .iter()
+                .copied()
+                .find(|&t| t >= last)
+                .or_else(|| enabled.first().copied());
+            match next {
+                Some(t) => BTreeSet::from([t]),
+                None => return self.nothing(),
+            }
+        } else if dpor {
             // Round-robin from the thread of the previous step (the interpreter's default
             // schedule): a first run that alternates threads visits the nodes that later
             // reorderings come back to, so summaries prune them early.
@@ -385,6 +401,9 @@ impl<'p> Engine<'p> {
     /// asleep.
     fn next_thread(&self, idx: usize) -> Option<Tid> {
         let n = &self.search.dpor.nodes[idx];
+        if self.setup.probe && !n.done.is_empty() {
+            return None;
+        }
         n.backtrack
             .iter()
             .copied()
@@ -602,13 +621,21 @@ impl<'p> Engine<'p> {
         clocks: &[VClock],
     ) -> Option<Sub> {
         let cursors = Self::cursors(st);
-        let inst = self.instantiate(st, ps, &cursors)?;
-        let violated = self.pool.not(inst);
-        if self.path.model.holds(&self.pool, violated) == Some(true) {
-            return None;
-        }
-        if self.feasible(violated) != Some(false) {
-            return None;
+        match self.concrete_summary(st, ps) {
+            // Every variable of the summary is a state variable with a constant value
+            // here: instantiating it would fold to this constant.
+            Some(true) => {}
+            Some(false) => return None,
+            None => {
+                let inst = self.instantiate(st, ps, &cursors)?;
+                let violated = self.pool.not(inst);
+                if self.path.model.holds(&self.pool, violated) == Some(true) {
+                    return None;
+                }
+                if self.feasible(violated) != Some(false) {
+                    return None;
+                }
+            }
         }
         let rw = self.repair(st, rw, clocks)?;
         // The summary with its inputs named as here, for the node's wp: built only once
@@ -626,6 +653,52 @@ impl<'p> Engine<'p> {
         Some(Sub { wp: here, rw })
     }
 
+    /// The value of the summary `phi` in `st` when it mentions no input and every state
+    /// variable it mentions has a constant value in `st` (the common case where no
+    /// symbolic value is involved): evaluated directly, without building the substituted
+    /// term [`Self::instantiate`] would build (and fold to the same constant). `None`
+    /// otherwise, or where evaluation and the solver may differ (division by zero,
+    /// over-wide shifts), and where `instantiate` would find no value of the variable's
+    /// width.
+    fn concrete_summary(&mut self, st: &State, phi: TermId) -> Option<bool> {
+        let vars = self.pool.vars_cached(phi);
+        let by_key = st.tids_by_key();
+        let mut env = super::model::Assignment::default();
+        for &(var, width) in vars.iter() {
+            let value = self.state_value(st, &by_key, var)?;
+            if self.pool.width(value) != width {
+                return None;
+            }
+            env.set(var, self.pool.as_bv(value)?);
+        }
+        env.holds(&self.pool, phi)
+    }
+
+    /// The term a state variable of a summary stands for in `st`; `None` for inputs and
+    /// where `st` has no value for it.
+    fn state_value(
+        &self,
+        st: &State,
+        by_key: &FxHashMap<ThreadKey, Tid>,
+        var: Var,
+    ) -> Option<TermId> {
+        match var {
+            Var::Input { .. } | Var::Fut { .. } => None,
+            Var::Reg { thread, depth, reg } => {
+                let th = &st.threads[*by_key.get(&thread)?];
+                if depth == RET_DEPTH {
+                    match th.status {
+                        Status::Ending { value, .. } | Status::Finished { value } => value.term(),
+                        _ => None,
+                    }
+                } else {
+                    th.frames.get(depth as usize)?.regs.get(reg.index())?.term()
+                }
+            }
+            Var::Cell { obj, offset } => st.mem.get(obj)?.cells.get(&offset)?.val.term(),
+        }
+    }
+
     /// Replaces the state variables of the summary `phi` by their values in `st`, and
     /// its future inputs `Fut{t, j}` by the inputs `Input{t, cursors[t] + j}` they are
     /// here, in one simultaneous substitution (the same as renaming with
@@ -641,7 +714,7 @@ impl<'p> Engine<'p> {
         let by_key = st.tids_by_key();
         let mut map = FxHashMap::default();
         let mut bits = 0;
-        for (var, width) in self.pool.vars(phi) {
+        for &(var, width) in self.pool.vars_cached(phi).iter() {
             let value = match var {
                 Var::Input { .. } => continue,
                 Var::Fut { thread, index } => {
@@ -652,24 +725,7 @@ impl<'p> Engine<'p> {
                     };
                     self.pool.var(input, width)
                 }
-                Var::Reg { thread, depth, reg } => {
-                    let th = &st.threads[*by_key.get(&thread)?];
-                    if depth == RET_DEPTH {
-                        match th.status {
-                            Status::Ending { value, .. } | Status::Finished { value } => {
-                                value.term()?
-                            }
-                            _ => return None,
-                        }
-                    } else {
-                        th.frames
-                            .get(depth as usize)?
-                            .regs
-                            .get(reg.index())?
-                            .term()?
-                    }
-                }
-                Var::Cell { obj, offset } => st.mem.get(obj)?.cells.get(&offset)?.val.term()?,
+                _ => self.state_value(st, &by_key, var)?,
             };
             if self.pool.width(value) != width {
                 return None;

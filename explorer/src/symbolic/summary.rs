@@ -949,4 +949,85 @@ mod tests {
         assert!(again.saturated() && again.map.is_empty());
         assert!(again.relative_to(&[ThreadKey(0)], 0).is_empty());
     }
+
+    /// Random boolean terms over four 8-bit cells (a tiny LCG: deterministic).
+    fn random_formula(p: &mut TermPool, seed: &mut u64, depth: u32) -> TermId {
+        let mut next = |n: u64| {
+            *seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (*seed >> 33) % n
+        };
+        fn bv(p: &mut TermPool, next: &mut dyn FnMut(u64) -> u64, depth: u32) -> TermId {
+            if depth == 0 || next(3) == 0 {
+                return if next(3) == 0 {
+                    let k = next(256);
+                    p.bv_const(k, 8)
+                } else {
+                    let offset = next(4);
+                    p.var(
+                        Var::Cell {
+                            obj: ObjInst(0),
+                            offset,
+                        },
+                        8,
+                    )
+                };
+            }
+            let a = bv(p, next, depth - 1);
+            let b = bv(p, next, depth - 1);
+            use crate::symbolic::term::BvOp::*;
+            let op = [Add, Sub, Mul, UDiv, URem, Shl, LShr, And, Or, Xor][next(10) as usize];
+            p.bin(op, a, b)
+        }
+        fn boolean(p: &mut TermPool, next: &mut dyn FnMut(u64) -> u64, depth: u32) -> TermId {
+            if depth == 0 || next(4) == 0 {
+                let a = bv(p, next, 2);
+                let b = bv(p, next, 2);
+                let op = [CmpOp::Eq, CmpOp::Ult, CmpOp::Sle][next(3) as usize];
+                return p.cmp(op, a, b);
+            }
+            let a = boolean(p, next, depth - 1);
+            let b = boolean(p, next, depth - 1);
+            match next(3) {
+                0 => p.and(a, b),
+                1 => p.or(a, b),
+                _ => p.not(a),
+            }
+        }
+        boolean(p, &mut next, depth)
+    }
+
+    /// The cache of `TermPool::vars_cached` answers what `vars` computes, also for a term
+    /// asked again; and evaluating a summary under constant values of its variables (the
+    /// prune check's fast path, `Engine::concrete_summary`) gives the constant that
+    /// substituting the values folds to (the slow path's `instantiate`).
+    #[test]
+    fn cached_vars_and_concrete_evaluation_equal_the_uncached_substitution() {
+        let mut p = TermPool::new();
+        let mut seed = 7u64;
+        let mut compared = 0;
+        for round in 0..400u64 {
+            let phi = random_formula(&mut p, &mut seed, 4);
+            let vars = p.vars(phi);
+            assert_eq!(&*p.vars_cached(phi), &vars[..]);
+            assert_eq!(&*p.vars_cached(phi), &vars[..], "asked again");
+            let mut env = crate::symbolic::model::Assignment::default();
+            let mut map = FxHashMap::default();
+            let mut bits = 0;
+            for (i, &(v, w)) in vars.iter().enumerate() {
+                let value = (round * 37 + i as u64 * 101) % 256;
+                env.set(v, value);
+                let c = p.bv_const(value, w);
+                map.insert(p.var(v, w), c);
+                bits |= var_bloom(v);
+            }
+            let folded = substitute(&mut p, phi, &map, bits);
+            if let (Some(direct), Some(by_folding)) = (env.holds(&p, phi), p.as_bool(folded)) {
+                assert_eq!(direct, by_folding, "{}", p.display(phi));
+                compared += 1;
+            }
+        }
+        assert!(compared > 200, "only {compared} compared");
+    }
 }

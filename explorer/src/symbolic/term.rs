@@ -123,6 +123,11 @@ pub struct TermPool {
     /// programs without inputs mention none, and renaming inputs can skip them).
     has_inputs: Vec<bool>,
     index: std::collections::HashMap<Node, TermId, MixedBuild>,
+    /// [`TermPool::vars`] of the terms asked for by [`TermPool::vars_cached`]: terms are
+    /// immutable and never freed, so a term's variables never change (a summary is
+    /// instantiated at every node whose key it names; walking its DAG each time was a
+    /// fifth of reorder_5's search).
+    vars_memo: rustc_hash::FxHashMap<TermId, std::rc::Rc<[(Var, u8)]>>,
 }
 
 /// FxHash with a final avalanche (murmur3's `fmix64`): term nodes are tuples of small
@@ -678,6 +683,16 @@ impl TermPool {
             Sort::Bv(op.width(width))
         };
         self.intern(Node::Fp(op, a, b), sort)
+    }
+
+    /// [`TermPool::vars`], computed once per term.
+    pub fn vars_cached(&mut self, t: TermId) -> std::rc::Rc<[(Var, u8)]> {
+        if let Some(v) = self.vars_memo.get(&t) {
+            return v.clone();
+        }
+        let v: std::rc::Rc<[(Var, u8)]> = self.vars(t).into();
+        self.vars_memo.insert(t, v.clone());
+        v
     }
 
     /// The free variables of a term.

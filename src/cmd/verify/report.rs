@@ -266,6 +266,13 @@ pub(super) fn to_text(
         st.solver_time_ms,
         st.time_ms
     );
+    if st.probe_states > 0 {
+        let _ = writeln!(
+            s,
+            "probe (non-preemptive schedule first): {} runs, {} partial runs, {} states, {:.1} ms",
+            st.probe_runs, st.probe_partial_runs, st.probe_states, st.probe_time_ms
+        );
+    }
     if st.slice_skips > 0 {
         let _ = writeln!(
             s,
