@@ -109,6 +109,10 @@ pub struct Args {
     /// the backtrack points (the paper's repair: more pruning, sometimes more runs).
     #[arg(long, default_value = "strict", value_name = "strict|add")]
     pub repair: explorer::symbolic::Repair,
+    /// The DPOR algorithm of dpor and dpor+ag: `classic` (Flanagan–Godefroid backtrack
+    /// sets), `source` (source sets) or `optimal` (wakeup trees).
+    #[arg(long, default_value = "source", value_name = "classic|source|optimal")]
+    pub dpor: explorer::symbolic::DporMode,
     /// Draw the first violation's execution to FILE (threads as columns, reads-from,
     /// creation and lock edges): DOT, or SVG when FILE ends in `.svg` (needs Graphviz's
     /// `dot`). Nothing is written without a violation.
@@ -582,6 +586,7 @@ fn config(args: &Args, driver: &Driver) -> Result<Config> {
     c.summary_slots = args.summary_slots;
     c.summary_size_bound = args.summary_bound;
     c.repair = args.repair;
+    c.dpor = args.dpor;
     c.program_name = args.input.file.display().to_string();
     c.trace = args.trace_search;
     c.spurious_wakeups = !args.no_spurious_wakeups;

@@ -12,7 +12,7 @@
 //!    sleeping threads,
 //! 5. conjoins the children's weakest preconditions and records the summary.
 
-use super::dpor::{dependent, EventInfo, Footprint, NodeInfo, VClock};
+use super::dpor::{dependent, Access, EventInfo, Footprint, Incoming, NodeInfo, VClock};
 use super::engine::{set_clock, Engine, Sub};
 use super::names::ThreadKey;
 use super::preempt::Preemptions;
@@ -20,7 +20,7 @@ use super::state::{State, Status, Tid};
 use super::step::StepCtx;
 use super::summary::{key_hash, rename_inputs, substitute, Accesses, RwTable, RET_DEPTH};
 use super::term::{var_bloom, TermId, Var};
-use super::{Repair, Strategy};
+use super::{DporMode, Repair, Strategy};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 
@@ -59,6 +59,21 @@ impl<'p> Engine<'p> {
             foot: k.foot,
             clock,
         };
+        if let Some(b) = &self.search.dpor.nodes[idx].following {
+            // A symbolic fork may make the step another than the branch's.
+            let same = !b.exact || same_footprint(&b.foot, &step.foot);
+            self.search.dpor.incoming = Some(if same {
+                Incoming {
+                    tree: b.sub.clone(),
+                    diverged: false,
+                }
+            } else {
+                Incoming {
+                    tree: Vec::new(),
+                    diverged: !b.sub.is_empty(),
+                }
+            });
+        }
         self.search.dpor.push_step(step, outside);
         let mut sub = self.node(st, sleep, clocks);
         self.search.dpor.pop_step();
@@ -131,11 +146,14 @@ impl<'p> Engine<'p> {
     }
 
     fn node_inner(&mut self, st: State, sleep: Vec<(Tid, Footprint)>, clocks: Vec<VClock>) -> Sub {
+        let incoming = self.search.dpor.incoming.take();
         self.search.stats.states += 1;
         if self.out_of_time() {
             return self.nothing();
         }
         let dpor = self.setup.cfg.strategy != Strategy::Baseline;
+        let optimal = dpor && self.search.dpor.mode == DporMode::Optimal;
+        let mut pending = Vec::new();
         if dpor {
             for p in 0..st.threads.len() {
                 if !st.is_live(p) {
@@ -147,6 +165,9 @@ impl<'p> Engine<'p> {
                     self.search
                         .dpor
                         .races_of_pending_sliced(p, &c, &foot, outside);
+                    if optimal {
+                        pending.push((p, foot));
+                    }
                 }
             }
         }
@@ -191,7 +212,28 @@ impl<'p> Engine<'p> {
         } else {
             None
         };
-        let initial: BTreeSet<Tid> = if dpor {
+        // Optimal DPOR: the branches of the parent's wakeup tree this node follows. A
+        // branch whose thread is asleep here is covered; one whose thread is not enabled
+        // (a symbolic fork made this another state) cannot be followed, and the node is
+        // expanded fully instead, as where the step taken was not the branch's.
+        let mut wut = Vec::new();
+        let mut expand = false;
+        if let Some(inc) = incoming {
+            expand = inc.diverged;
+            for b in inc.tree {
+                if sleep.iter().any(|(u, _)| *u == b.tid) {
+                    continue;
+                }
+                if !enabled.contains(&b.tid) {
+                    expand = true;
+                    continue;
+                }
+                wut.push(b);
+            }
+        }
+        let mut initial: BTreeSet<Tid> = if !wut.is_empty() {
+            wut.iter().map(|b| b.tid).collect()
+        } else if dpor {
             // Round-robin from the thread of the previous step (the interpreter's default
             // schedule): a first run that alternates threads visits the nodes that later
             // reorderings come back to, so summaries prune them early.
@@ -214,6 +256,9 @@ impl<'p> Engine<'p> {
         } else {
             enabled.iter().copied().collect()
         };
+        if expand {
+            initial.extend(enabled.iter().copied());
+        }
         let sleep_free = sleep.is_empty();
         self.search.dpor.nodes.push(NodeInfo {
             enabled,
@@ -222,6 +267,9 @@ impl<'p> Engine<'p> {
             sleep,
             clocks,
             state: Some((fp, st.clone())),
+            wut,
+            pending,
+            following: None,
         });
         self.search.preemptions.push(here);
         let idx = self.search.dpor.nodes.len() - 1;
@@ -238,6 +286,7 @@ impl<'p> Engine<'p> {
             }
             let (trace, inputs) = (self.path.trace.len(), self.path.inputs.len());
             let sub = self.explore_step(st.clone(), t, StepCtx::of(t));
+            self.search.dpor.nodes[idx].following = None;
             self.path.trace.truncate(trace);
             self.path.inputs.truncate(inputs);
             if self.setup.wp_on {
@@ -375,8 +424,21 @@ impl<'p> Engine<'p> {
 
     /// The next thread to explore from node `idx`: in the backtrack set, not done, not
     /// asleep.
-    fn next_thread(&self, idx: usize) -> Option<Tid> {
-        let n = &self.search.dpor.nodes[idx];
+    ///
+    /// Optimal DPOR takes the wakeup tree's branches first, in order, and follows the
+    /// one taken; then any thread scheduled outside the tree.
+    fn next_thread(&mut self, idx: usize) -> Option<Tid> {
+        let n = &mut self.search.dpor.nodes[idx];
+        while !n.wut.is_empty() {
+            let b = n.wut.remove(0);
+            if n.done.contains(&b.tid) || n.sleep.iter().any(|(u, _)| *u == b.tid) {
+                continue;
+            }
+            let t = b.tid;
+            n.following = Some(b);
+            return Some(t);
+        }
+        n.following = None;
         n.backtrack
             .iter()
             .copied()
@@ -705,4 +767,9 @@ impl<'p> Engine<'p> {
         }
         Some(out)
     }
+}
+
+/// Do two footprints hold the same accesses?
+fn same_footprint(a: &[Access], b: &[Access]) -> bool {
+    a.iter().all(|x| b.contains(x)) && b.iter().all(|x| a.contains(x))
 }
