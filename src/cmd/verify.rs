@@ -110,7 +110,8 @@ pub struct Args {
     #[arg(long, default_value = "strict", value_name = "strict|add")]
     pub repair: explorer::symbolic::Repair,
     /// The DPOR algorithm of dpor and dpor+ag: `classic` (Flanagan–Godefroid backtrack
-    /// sets), `source` (source sets) or `optimal` (wakeup trees).
+    /// sets), `source` (source sets) or `optimal` (wakeup trees; experimental: known to
+    /// miss executions, so a SAFE from it is not trustworthy).
     #[arg(long, default_value = "source", value_name = "classic|source|optimal")]
     pub dpor: explorer::symbolic::DporMode,
     /// Draw the first violation's execution to FILE (threads as columns, reads-from,

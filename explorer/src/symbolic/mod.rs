@@ -155,6 +155,7 @@ pub enum DporMode {
     Source,
     /// Optimal DPOR: the reversed sequence goes into the racing node's wakeup tree, and
     /// the search follows it (no sleep-set-blocked run where the tree applies).
+    /// Experimental: known to miss executions (session 9, `tests/dpor_variants.rs`).
     Optimal,
 }
 
