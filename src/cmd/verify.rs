@@ -114,6 +114,11 @@ pub struct Args {
     /// summaries relative to sleep sets (dpor+ag; for comparison).
     #[arg(long)]
     pub sleep_free_summaries: bool,
+    /// The DPOR algorithm of dpor and dpor+ag: `classic` (Flanagan–Godefroid backtrack
+    /// sets), `source` (source sets) or `optimal` (wakeup trees; experimental: known to
+    /// miss executions, so a SAFE from it is not trustworthy).
+    #[arg(long, default_value = "source", value_name = "classic|source|optimal")]
+    pub dpor: explorer::symbolic::DporMode,
     /// Draw the first violation's execution to FILE (threads as columns, reads-from,
     /// creation and lock edges): DOT, or SVG when FILE ends in `.svg` (needs Graphviz's
     /// `dot`). Nothing is written without a violation.
@@ -600,6 +605,7 @@ fn config(args: &Args, driver: &Driver) -> Result<Config> {
     c.summary_size_bound = args.summary_bound;
     c.repair = args.repair;
     c.sleep_summaries = !args.sleep_free_summaries;
+    c.dpor = args.dpor;
     c.program_name = args.input.file.display().to_string();
     c.trace = args.trace_search;
     c.spurious_wakeups = !args.no_spurious_wakeups;

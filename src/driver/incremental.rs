@@ -79,6 +79,10 @@ pub fn record_key(program: &Program, config: &Config) -> String {
     if !config.await_assumes {
         h.update(b" await=false");
     }
+    // Appended only when not the default, so existing keys stay as they were.
+    if config.dpor != explorer::symbolic::DporMode::default() {
+        h.update(format!(" dpor={}", config.dpor.name()).as_bytes());
+    }
     // `main`'s arguments decide the start state: a record of one invocation is not
     // offered to another (appended only when given, so keys without them stay as they were).
     if !config.args.is_empty() || config.symbolic_args.is_some() {

@@ -1,5 +1,6 @@
-//! Dynamic partial-order reduction (Flanagan and Godefroid, POPL 2005) with vector clocks
-//! and sleep sets, over the scheduling nodes of the symbolic search.
+//! Dynamic partial-order reduction (Flanagan and Godefroid, POPL 2005; source sets and
+//! optimal DPOR, Abdulla et al.) with vector clocks and sleep sets, over the scheduling
+//! nodes of the symbolic search.
 //!
 //! A *step* (one scheduling choice: a thread's visible event, its atomic section if it
 //! opens one, and its local code up to the next visible event) is one DPOR transition. Its
@@ -16,19 +17,52 @@
 //! Happens-before is the transitive closure of program order and the order of dependent
 //! steps, kept as vector clocks: `clock[u] = i + 1` means step `i` of the current path (a
 //! step of thread `u`) happens before. At every node, for each live thread `p` with a
-//! pending event `next(p)`, the last step `i` of the path that is dependent with `next(p)`
-//! and does not happen before it is a race: `p` goes into the backtrack set of the node
-//! step `i` was taken from, or (if `p` was not enabled there) every thread enabled there.
+//! pending event `next(p)`, every step `i` of the path in a *race* with `next(p)` — the two
+//! race (conflict, not an acquire with a release), `i` does not happen before `p`'s
+//! earlier steps, and no step between them orders them (`i` happens before a step that
+//! happens before `next(p)`) — is reversed at the node step `i` was taken from (`E'`), by
+//! one of three algorithms ([`DporMode`], `--dpor`):
+//!
+//! - *classic* (Flanagan and Godefroid): `p` goes into the backtrack set of `E'`, or (if
+//!   `p` was not enabled or was asleep there) every thread enabled there;
+//! - *source* (source sets, Abdulla et al., POPL 2014 / JACM 2017; the default): with
+//!   `v = notdep(i) · next(p)` (the steps after `i` that do not happen after it, then
+//!   `p`'s event), nothing is added if an *initial* of `v` (a thread whose first step in
+//!   `v` has no predecessor in `v`) is already scheduled, explored or asleep at `E'`;
+//!   else one initial (`p` if it is one), or every enabled thread if it is not enabled
+//!   there;
+//! - *optimal* (wakeup trees, the same paper's §6; see [`wakeup`]): `v` goes into `E'`'s
+//!   wakeup tree unless a sleeping or scheduled thread, or a branch of the tree, is a
+//!   *weak initial* of it, and the search follows the tree's branches. The symbolic
+//!   engine's forks: a step that forks on a symbolic branch gives every child the
+//!   branch's subtree, which a child follows only if its step has the footprint the
+//!   branch recorded and the branch's threads are enabled; otherwise that node is
+//!   expanded fully (every enabled thread), which explores all that the subtree stood
+//!   for. What the tree cannot express (summary repairs, cycles, a first thread not
+//!   enabled at `E'`) is scheduled in the backtrack set as classic DPOR does, and such a
+//!   thread counts as a leaf of the tree. **Experimental**: it is known to miss
+//!   executions (`tests/dpor_variants.rs`, the ignored test), the cause not yet found.
+//!
+//! Every race is reversed, not only the last one as in Flanagan and Godefroid's paper:
+//! with sleep sets the last alone loses executions. One thread writes `x`, two read it;
+//! after the run where both reads come first, the race of the first read with the write
+//! is not the last (the second read's is), and the reversal of the last schedules the
+//! writer where it sleeps: the run with the writer between the reads, the second read
+//! first, was never explored (session 9, `tests/dpor_variants.rs`).
+//!
 //! Sleep sets: after exploring thread `t` from a node, `t` sleeps in the later siblings'
 //! subtrees until a step dependent with its pending event runs.
 
 mod index;
+mod wakeup;
 
 use super::names::{ObjInst, ThreadKey};
 use super::state::Tid;
+use super::DporMode;
 use analysis::ir::{Operand, SyncOp};
 use index::StepIndex;
 use std::collections::BTreeSet;
+pub use wakeup::{Branch, Incoming};
 
 /// A location a step touches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -224,7 +258,7 @@ impl VClock {
 }
 
 /// A scheduling node on the current path.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub struct NodeInfo {
     pub enabled: Vec<Tid>,
     pub backtrack: BTreeSet<Tid>,
@@ -235,6 +269,13 @@ pub struct NodeInfo {
     pub clocks: Vec<VClock>,
     /// The node's state and its fingerprint, to recognise a return to it (a cycle).
     pub state: Option<(u64, super::state::State)>,
+    /// Optimal DPOR: the wakeup tree, the sequences still to explore from here (their
+    /// first threads are in `backtrack`).
+    pub wut: Vec<Branch>,
+    /// Optimal DPOR: the pending event of each live thread here.
+    pub pending: Vec<(Tid, Footprint)>,
+    /// Optimal DPOR: the branch of the wakeup tree being explored from here.
+    pub following: Option<Branch>,
 }
 
 impl NodeInfo {
@@ -284,9 +325,21 @@ pub struct Dpor {
     /// (§6.1, Type B interleaving pivots), each counted once.
     pub type_b_races: u64,
     index: StepIndex,
+    /// The algorithm of race reversal.
+    pub mode: DporMode,
+    /// Optimal DPOR: what the node being created follows of its parent's wakeup tree.
+    pub incoming: Option<Incoming>,
 }
 
 impl Dpor {
+    /// An empty path whose races are reversed by `mode`.
+    pub fn with_mode(mode: DporMode) -> Dpor {
+        Dpor {
+            mode,
+            ..Dpor::default()
+        }
+    }
+
     /// Appends a step to the path; `outside`: it is outside the slice.
     pub fn push_step(&mut self, step: EventInfo, outside: bool) {
         debug_assert_eq!(self.index.len(), self.events.len());
@@ -370,11 +423,8 @@ impl Dpor {
     }
 
     /// Race detection for the pending event `foot` of thread `p` (whose clock is
-    /// `clock`): the last step `i` racing with it needs, at the node it was taken from, a
-    /// thread that can start the reversed order. As in source-DPOR (Abdulla et al.,
-    /// POPL 2014) that is any *initial* of `v` = the steps after `i` that do not happen
-    /// after it, then `p`'s event; nothing is added if the backtrack set already holds
-    /// one. A chosen initial not enabled there falls back to every enabled thread.
+    /// `clock`): every step `i` in a race with it needs, at the node it was taken from,
+    /// the reversed order scheduled, as the module doc says per [`DporMode`].
     pub fn races_of_pending(&mut self, p: Tid, clock: &VClock, foot: &[Access]) {
         self.races_of_pending_sliced(p, clock, foot, false);
     }
@@ -391,33 +441,135 @@ impl Dpor {
     ) {
         let racing =
             self.unordered_races(Some(p), clock, foot, |j| !(outside && self.is_outside(j)));
+        if racing.is_empty() {
+            return;
+        }
         // p's previous step (only needed for a race outside the slice).
         let p_last = self.index.last_of(p);
+        // The event's own clock: what happens before it, its dependences included.
+        let mut full = self.clock_of_sliced(p, clock, foot, outside);
+        full.set(p, clock.get(p));
+        let n = self.events.len();
         for i in racing {
             if outside && self.is_outside(i) {
                 // Counted once: at the node where the race is first seen, right after
                 // the later of step i and p's previous step.
-                if p_last.map_or(i, |l| l.max(i)) + 1 == self.events.len() {
+                if p_last.map_or(i, |l| l.max(i)) + 1 == n {
                     self.type_b_races += 1;
                 }
                 continue;
             }
+            if self.mediated(i, &full) {
+                continue;
+            }
             let node = &self.nodes[self.events[i].node];
-            if node.enabled.iter().all(|t| node.backtrack.contains(t)) {
-                return; // every thread is scheduled there: nothing to add
+            // Every thread is scheduled there (none restricted to a wakeup subtree):
+            // nothing to add.
+            if node.wut.iter().all(|b| b.sub.is_empty())
+                && node.enabled.iter().all(|t| node.backtrack.contains(t))
+            {
+                continue;
             }
-            let initials = self.initials(i, p, clock);
-            let node = &mut self.nodes[self.events[i].node];
-            if initials.iter().any(|q| node.backtrack.contains(q)) {
-                return;
+            match self.mode {
+                DporMode::Classic => {
+                    // A sleeping p would not run there: every enabled thread instead.
+                    let node = &mut self.nodes[self.events[i].node];
+                    let asleep = node.sleep.iter().any(|(u, _)| *u == p);
+                    node.add_backtrack((!asleep).then_some(p));
+                }
+                DporMode::Source => self.source_reversal(i, p, &full),
+                DporMode::Optimal => self.optimal_reversal(i, p, foot, &full),
             }
-            let pick = if initials.contains(&p) {
-                Some(p)
-            } else {
-                initials.first().copied()
-            };
-            node.add_backtrack(pick);
+        }
+    }
+
+    /// Does a step between step `i` and an event with clock `full` order the two (`i`
+    /// happens before a step that happens before the event)? Then they are no race: the
+    /// reversal of that step's race covers them. A thread's last step before the event
+    /// stands for its earlier ones.
+    fn mediated(&self, i: usize, full: &VClock) -> bool {
+        let ti = self.events[i].tid;
+        self.index.threads().any(|u| {
+            let k = full.get(u) as usize;
+            k > i + 1 && self.events[k - 1].clock.get(ti) as usize > i
+        })
+    }
+
+    /// Source-DPOR's reversal of the race of step `i` with `p`'s pending event (clock
+    /// `full`): an initial of `notdep(i) · next(p)` at `i`'s node, unless one is already
+    /// scheduled, explored or asleep there.
+    fn source_reversal(&mut self, i: usize, p: Tid, full: &VClock) {
+        let initials = self.initials(i, p, full);
+        let node = &mut self.nodes[self.events[i].node];
+        // An initial already scheduled there, or asleep (every run from there that
+        // starts with it is covered), covers the reversal.
+        if initials
+            .iter()
+            .any(|q| node.backtrack.contains(q) || node.sleep.iter().any(|(u, _)| u == q))
+        {
             return;
+        }
+        let pick = if initials.contains(&p) {
+            Some(p)
+        } else {
+            initials.first().copied()
+        };
+        node.add_backtrack(pick);
+    }
+
+    /// Optimal DPOR's reversal of the race of step `i` with `p`'s pending event `foot`
+    /// (clock `full`): `v = notdep(i) · next(p)` goes into the wakeup tree of `i`'s node
+    /// (see [`wakeup`]) unless a thread asleep or scheduled there, or a branch of the
+    /// tree, is a weak initial of it. Where the tree cannot say it (its first thread is
+    /// not enabled there), every enabled thread is scheduled, as in classic DPOR.
+    fn optimal_reversal(&mut self, i: usize, p: Tid, foot: &[Access], full: &VClock) {
+        let n = self.events.len();
+        let ti = self.events[i].tid;
+        let events = &self.events;
+        let mut v: Vec<wakeup::Ev> = (i + 1..n)
+            .filter(|&j| events[j].clock.get(ti) as usize <= i)
+            .map(|j| wakeup::Ev {
+                tid: events[j].tid,
+                foot: &events[j].foot,
+                index: j,
+                clock: &events[j].clock,
+            })
+            .collect();
+        v.push(wakeup::Ev {
+            tid: p,
+            foot,
+            index: n,
+            clock: full,
+        });
+        let node = &mut self.nodes[events[i].node];
+        if node
+            .sleep
+            .iter()
+            .any(|(q, f)| wakeup::weak_initial(&v, *q, Some(f.as_slice())).is_some())
+        {
+            return;
+        }
+        // Scheduled threads outside the tree (added as classic DPOR does) are leaves.
+        let pending = |q: Tid| {
+            node.pending
+                .iter()
+                .find(|(t, _)| *t == q)
+                .map(|(_, f)| f.as_slice())
+        };
+        let scheduled = node.backtrack.iter().any(|&q| {
+            !node.done.contains(&q)
+                && !node.wut.iter().any(|b| b.tid == q)
+                && wakeup::weak_initial(&v, q, pending(q)).is_some()
+        });
+        if scheduled {
+            return;
+        }
+        if !node.enabled.contains(&v[0].tid) {
+            node.add_backtrack(None);
+            return;
+        }
+        if let Some(t) = wakeup::insert(&mut node.wut, v, Some(node.pending.as_slice())) {
+            node.backtrack.insert(t);
         }
     }
 

@@ -167,7 +167,7 @@ impl Budget {
 impl SearchState {
     fn new(cfg: &Config, wp_on: bool) -> SearchState {
         SearchState {
-            dpor: Dpor::default(),
+            dpor: Dpor::with_mode(cfg.dpor),
             preemptions: Vec::new(),
             on_stack: FxHashMap::default(),
             summaries: wp_on.then(|| Summaries::new(cfg.summary_slots, cfg.summary_size_bound)),

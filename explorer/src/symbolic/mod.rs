@@ -144,6 +144,45 @@ impl std::str::FromStr for Strategy {
     }
 }
 
+/// Which DPOR algorithm computes the threads to explore at a node (see [`dpor`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DporMode {
+    /// Flanagan and Godefroid: a race with `p` schedules `p` at the racing node, or every
+    /// enabled thread there if `p` is not enabled.
+    Classic,
+    /// Source sets (Abdulla et al.): an initial of the reversed sequence, unless one is
+    /// already scheduled, explored or asleep there.
+    #[default]
+    Source,
+    /// Optimal DPOR: the reversed sequence goes into the racing node's wakeup tree, and
+    /// the search follows it (no sleep-set-blocked run where the tree applies).
+    /// Experimental: known to miss executions (session 9, `tests/dpor_variants.rs`).
+    Optimal,
+}
+
+impl DporMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            DporMode::Classic => "classic",
+            DporMode::Source => "source",
+            DporMode::Optimal => "optimal",
+        }
+    }
+}
+
+impl std::str::FromStr for DporMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "classic" => Ok(DporMode::Classic),
+            "source" => Ok(DporMode::Source),
+            "optimal" => Ok(DporMode::Optimal),
+            other => Err(format!("unknown DPOR `{other}` (classic|source|optimal)")),
+        }
+    }
+}
+
 /// How a pruned node repairs DPOR's backtrack sets (§5.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -240,6 +279,9 @@ pub struct Config {
     /// prune with it only nodes whose sleep set contains it (see `summary`, "Sleep
     /// sets"). Off: only sleep-free visits make summaries (sessions 1-8). Default: true.
     pub sleep_summaries: bool,
+    /// The DPOR algorithm of [`Strategy::Dpor`] and [`Strategy::DporAg`]. Default:
+    /// [`DporMode::Source`].
+    pub dpor: DporMode,
     /// The program's file name, recorded in witnesses. Default: empty.
     pub program_name: String,
     /// Print the search's events (ends of runs, prunes, sleeping nodes) with their paths
@@ -348,6 +390,7 @@ impl Default for Config {
             summary_size_bound: 4_000,
             repair: Repair::Strict,
             sleep_summaries: true,
+            dpor: DporMode::default(),
             program_name: String::new(),
             trace: false,
             spurious_wakeups: true,

@@ -12,7 +12,7 @@
 //!    sleeping threads,
 //! 5. conjoins the children's weakest preconditions and records the summary.
 
-use super::dpor::{dependent, EventInfo, Footprint, NodeInfo, VClock};
+use super::dpor::{dependent, Access, EventInfo, Footprint, Incoming, NodeInfo, VClock};
 use super::engine::{set_clock, Engine, Sub};
 use super::names::ThreadKey;
 use super::preempt::Preemptions;
@@ -23,7 +23,7 @@ use super::summary::{
     RET_DEPTH,
 };
 use super::term::{var_bloom, TermId, Var};
-use super::{Repair, Strategy};
+use super::{DporMode, Repair, Strategy};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 
@@ -62,6 +62,21 @@ impl<'p> Engine<'p> {
             foot: k.foot,
             clock,
         };
+        if let Some(b) = &self.search.dpor.nodes[idx].following {
+            // A symbolic fork may make the step another than the branch's.
+            let same = !b.exact || same_footprint(&b.foot, &step.foot);
+            self.search.dpor.incoming = Some(if same {
+                Incoming {
+                    tree: b.sub.clone(),
+                    diverged: false,
+                }
+            } else {
+                Incoming {
+                    tree: Vec::new(),
+                    diverged: !b.sub.is_empty(),
+                }
+            });
+        }
         self.search.dpor.push_step(step, outside);
         let mut sub = self.node(st, sleep, clocks);
         self.search.dpor.pop_step();
@@ -134,12 +149,15 @@ impl<'p> Engine<'p> {
     }
 
     fn node_inner(&mut self, st: State, sleep: Vec<(Tid, Footprint)>, clocks: Vec<VClock>) -> Sub {
+        let incoming = self.search.dpor.incoming.take();
         self.search.stats.states += 1;
         if self.out_of_time() {
             return self.nothing();
         }
         let dpor = self.setup.cfg.strategy != Strategy::Baseline;
         let probe = self.setup.probe;
+        let optimal = dpor && !probe && self.search.dpor.mode == DporMode::Optimal;
+        let mut pending = Vec::new();
         if dpor && !probe {
             for p in 0..st.threads.len() {
                 if !st.is_live(p) {
@@ -151,6 +169,9 @@ impl<'p> Engine<'p> {
                     self.search
                         .dpor
                         .races_of_pending_sliced(p, &c, &foot, outside);
+                    if optimal {
+                        pending.push((p, foot));
+                    }
                 }
             }
         }
@@ -203,7 +224,26 @@ impl<'p> Engine<'p> {
         } else {
             None
         };
-        let initial: BTreeSet<Tid> = if probe {
+        // Optimal DPOR: the branches of the parent's wakeup tree this node follows. A
+        // branch whose thread is asleep here is covered; one whose thread is not enabled
+        // (a symbolic fork made this another state) cannot be followed, and the node is
+        // expanded fully instead, as where the step taken was not the branch's.
+        let mut wut = Vec::new();
+        let mut expand = false;
+        if let Some(inc) = incoming {
+            expand = inc.diverged;
+            for b in inc.tree {
+                if sleep.iter().any(|(u, _)| *u == b.tid) {
+                    continue;
+                }
+                if !enabled.contains(&b.tid) {
+                    expand = true;
+                    continue;
+                }
+                wut.push(b);
+            }
+        }
+        let mut initial: BTreeSet<Tid> = if probe {
             // Non-preemptive: the previous step's thread while it is enabled, else the
             // next enabled one after it (no sleep sets: one thread per node).
             let last = self.search.dpor.events.last().map_or(0, |e| e.tid);
@@ -216,6 +256,8 @@ impl<'p> Engine<'p> {
                 Some(t) => BTreeSet::from([t]),
                 None => return self.nothing(),
             }
+        } else if !wut.is_empty() {
+            wut.iter().map(|b| b.tid).collect()
         } else if dpor {
             // Round-robin from the thread of the previous step (the interpreter's default
             // schedule): a first run that alternates threads visits the nodes that later
@@ -239,6 +281,9 @@ impl<'p> Engine<'p> {
         } else {
             enabled.iter().copied().collect()
         };
+        if expand {
+            initial.extend(enabled.iter().copied());
+        }
         self.search.dpor.nodes.push(NodeInfo {
             enabled,
             backtrack: initial,
@@ -246,6 +291,9 @@ impl<'p> Engine<'p> {
             sleep,
             clocks,
             state: Some((fp, st.clone())),
+            wut,
+            pending,
+            following: None,
         });
         self.search.preemptions.push(here);
         let idx = self.search.dpor.nodes.len() - 1;
@@ -262,6 +310,7 @@ impl<'p> Engine<'p> {
             }
             let (trace, inputs) = (self.path.trace.len(), self.path.inputs.len());
             let sub = self.explore_step(st.clone(), t, StepCtx::of(t));
+            self.search.dpor.nodes[idx].following = None;
             self.path.trace.truncate(trace);
             self.path.inputs.truncate(inputs);
             if self.setup.wp_on {
@@ -399,11 +448,25 @@ impl<'p> Engine<'p> {
 
     /// The next thread to explore from node `idx`: in the backtrack set, not done, not
     /// asleep.
-    fn next_thread(&self, idx: usize) -> Option<Tid> {
-        let n = &self.search.dpor.nodes[idx];
-        if self.setup.probe && !n.done.is_empty() {
+    ///
+    /// Optimal DPOR takes the wakeup tree's branches first, in order, and follows the
+    /// one taken; then any thread scheduled outside the tree.
+    fn next_thread(&mut self, idx: usize) -> Option<Tid> {
+        let probe = self.setup.probe;
+        let n = &mut self.search.dpor.nodes[idx];
+        if probe && !n.done.is_empty() {
             return None;
         }
+        while !n.wut.is_empty() {
+            let b = n.wut.remove(0);
+            if n.done.contains(&b.tid) || n.sleep.iter().any(|(u, _)| *u == b.tid) {
+                continue;
+            }
+            let t = b.tid;
+            n.following = Some(b);
+            return Some(t);
+        }
+        n.following = None;
         n.backtrack
             .iter()
             .copied()
@@ -802,4 +865,9 @@ impl<'p> Engine<'p> {
         }
         Some(out)
     }
+}
+
+/// Do two footprints hold the same accesses?
+fn same_footprint(a: &[Access], b: &[Access]) -> bool {
+    a.iter().all(|x| b.contains(x)) && b.iter().all(|x| a.contains(x))
 }

@@ -25,6 +25,7 @@ fn two_thread_node() -> NodeInfo {
         sleep: vec![],
         clocks: vec![VClock::default(), VClock::default()],
         state: None,
+        ..NodeInfo::default()
     }
 }
 
@@ -124,24 +125,45 @@ mod scan {
         foot: &[Access],
         outside: bool,
     ) {
-        let mut p_last: Option<Option<usize>> = None;
+        let p_last = d.events.iter().rposition(|e| e.tid == p);
+        let full = {
+            let mut c = clock_of_sliced(d, p, clock, foot, outside);
+            c.set(p, clock.get(p));
+            c
+        };
+        // Per thread, its steps up to (newest first) its first racing step in the slice.
+        let mut stopped: BTreeSet<Tid> = BTreeSet::new();
         for i in (0..d.events.len()).rev() {
             let e = &d.events[i];
-            if e.tid == p || !racing(&e.foot, foot) || clock.get(e.tid) > i as u32 {
+            if e.tid == p
+                || stopped.contains(&e.tid)
+                || !racing(&e.foot, foot)
+                || clock.get(e.tid) > i as u32
+            {
                 continue;
             }
             if outside && d.is_outside(i) {
-                let p_last =
-                    *p_last.get_or_insert_with(|| d.events.iter().rposition(|e| e.tid == p));
                 if p_last.map_or(i, |l| l.max(i)) + 1 == d.events.len() {
                     d.type_b_races += 1;
                 }
                 continue;
             }
-            let initials = initials(d, i, p, clock);
+            stopped.insert(e.tid);
+            // A step k after i with i before k before the event: no race.
+            let mediated = (i + 1..d.events.len()).any(|k| {
+                full.get(d.events[k].tid) > k as u32 && d.events[k].clock.get(e.tid) > i as u32
+            });
+            if mediated {
+                continue;
+            }
+            let node = &d.nodes[e.node];
+            if node.enabled.iter().all(|t| node.backtrack.contains(t)) {
+                continue;
+            }
+            let initials = initials(d, i, p, &full);
             let node = &mut d.nodes[e.node];
             if initials.iter().any(|q| node.backtrack.contains(q)) {
-                return;
+                continue;
             }
             let pick = if initials.contains(&p) {
                 Some(p)
@@ -149,7 +171,6 @@ mod scan {
                 initials.first().copied()
             };
             node.add_backtrack(pick);
-            return;
         }
     }
 
@@ -267,6 +288,7 @@ fn indexed_queries_answer_what_scanning_the_path_answers() {
                 sleep: vec![],
                 clocks: vec![],
                 state: None,
+                ..NodeInfo::default()
             });
             let foot = random_foot(&mut rng);
             let outside = rng.u32(0..3) == 0;
@@ -292,6 +314,7 @@ fn indexed_queries_answer_what_scanning_the_path_answers() {
                 sleep: vec![],
                 clocks: vec![],
                 state: None,
+                ..NodeInfo::default()
             });
             for (p, clock) in clocks.iter().enumerate() {
                 let pending = random_foot(&mut rng);
