@@ -5,7 +5,7 @@
 //! them; and where all finish, the runs (full and partial) of source sets, summed over
 //! the programs, are at most those of classic DPOR. Optimal DPOR is run and its runs
 //! reported, but it is known to miss executions (an ignored test below shows one), so
-//! its violations are not checked.
+//! its violations are not checked, and it never says SAFE (`Reason::ExperimentalDpor`).
 //!
 //! `AGX_DPOR_PROGRAMS=N` checks N programs of each generator (default 40); a failing
 //! program is written to the temporary directory and named in the message.
@@ -14,7 +14,7 @@ mod common;
 
 use analysis::FrontendOptions;
 use common::{gen, gen_spin};
-use explorer::symbolic::{self, Config, DporMode, Reason, SearchOutcome, Strategy};
+use explorer::symbolic::{self, Config, DporMode, Reason, SearchOutcome, Strategy, Verdict};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -84,6 +84,18 @@ fn check(path: &PathBuf, text: &str, totals: &mut Totals) {
                 .collect::<Vec<_>>()
                 .join("\n  ")
         };
+        // Never SAFE from the experimental mode, whatever it explored.
+        assert_ne!(outs[2].verdict, Verdict::Safe, "optimal DPOR said SAFE");
+        if outs[2].violations.is_empty() {
+            assert!(
+                outs[2]
+                    .incomplete
+                    .iter()
+                    .any(|i| i.reason == Reason::ExperimentalDpor),
+                "{}",
+                describe()
+            );
+        }
         let union: BTreeSet<u32> = outs[..2].iter().flat_map(violated).collect();
         // Optimal DPOR is known to miss executions (see the ignored test below): its
         // violations are not checked here, its runs are reported.

@@ -431,6 +431,9 @@ pub enum Reason {
     /// (see `Engine::frozen_check`): it cannot be replayed.
     #[serde(rename = "eager-end")]
     EagerEnd,
+    /// [`DporMode::Optimal`], experimental: it may miss executions, so it never says SAFE.
+    #[serde(rename = "experimental dpor")]
+    ExperimentalDpor,
     /// [`Config::max_events`], or a step running a million statements.
     #[serde(rename = "max-events")]
     MaxEvents,
@@ -464,9 +467,10 @@ pub enum Reason {
 }
 
 impl Reason {
-    pub const ALL: [Reason; 12] = [
+    pub const ALL: [Reason; 13] = [
         Reason::ArgsBound,
         Reason::EagerEnd,
+        Reason::ExperimentalDpor,
         Reason::MaxEvents,
         Reason::MaxThreads,
         Reason::Memory,
@@ -483,6 +487,7 @@ impl Reason {
         match self {
             Reason::ArgsBound => "args bound",
             Reason::EagerEnd => "eager-end",
+            Reason::ExperimentalDpor => "experimental dpor",
             Reason::MaxEvents => "max-events",
             Reason::MaxThreads => "max-threads",
             Reason::Memory => "memory",
