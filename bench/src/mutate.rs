@@ -385,16 +385,21 @@ mod tests {
     /// initializer and a struct of the program, then its functions.
     const I: &str = "# 1 \"prog.c\"\n# 1 \"<built-in>\"\n# 1 \"prog.c\"\n# 1 \"/usr/include/stdio.h\" 1 3 4\nstruct _IO_FILE {\n    _IO_lock_t *_lock;\n    __off64_t _offset;\n};\nextern int f(void) { return 0; }\n    static_thing = 4;\n# 3 \"prog.c\" 2\nstruct s {\n    long_t field;\n};\nint tab[2] = {\n    1 };\nint g;\nvoid *t(void *a) /* { */\n{\n    char *s = \"}\";\n    g = g + 10;\n    if (g) {\n        g = 2; // }\n    }\n    return 0;\n}\n    h = 5;\n";
 
+    /// The trimmed lines `own` marks.
+    fn trimmed_own<'a>(lines: &[&'a str], own: &[bool]) -> Vec<&'a str> {
+        lines
+            .iter()
+            .zip(own)
+            .filter(|(_, o)| **o)
+            .map(|(l, _)| l.trim())
+            .collect()
+    }
+
     #[test]
     fn only_own_function_bodies_are_edited() {
         let lines: Vec<&str> = I.lines().collect();
         let own = own_body_lines(&lines);
-        let own_text: Vec<&str> = lines
-            .iter()
-            .zip(&own)
-            .filter(|(_, o)| **o)
-            .map(|(l, _)| l.trim())
-            .collect();
+        let own_text = trimmed_own(&lines, &own);
         assert_eq!(
             own_text,
             vec![
@@ -428,12 +433,7 @@ mod tests {
         let stripped = "typedef struct {\n    int __lock;\n    unsigned int __count;\n} m_t;\nstatic __inline __uint16_t\n__bswap_16 (__uint16_t __bsx)\n{\n  return x;\n}\nextern __inline __attribute__ ((__gnu_inline__)) unsigned int\ngnu_dev_major (unsigned long long int __dev)\n{\n  __dev = 1;\n}\nint _Exit_like(void) {\n    y = 1;\n}\nvoid *thr(void *arg) __attribute__ ((unused))\n{\n    x = 1;\n}\n";
         let lines: Vec<&str> = stripped.lines().collect();
         let own = own_body_lines(&lines);
-        let own_text: Vec<&str> = lines
-            .iter()
-            .zip(&own)
-            .filter(|(_, o)| **o)
-            .map(|(l, _)| l.trim())
-            .collect();
+        let own_text = trimmed_own(&lines, &own);
         assert_eq!(own_text, vec!["x = 1;", "}"]);
         // Without markers every body line is own (the unpreprocessed test program).
         let p: Vec<&str> = P.lines().collect();

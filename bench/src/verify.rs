@@ -267,11 +267,8 @@ fn memory_exhaustion(finished: &Finished, memory_limit: Option<u64>) -> Option<S
 
 /// The verdict from verify's JSON, checked against its exit code.
 fn judge_output(code: i32, stdout: &str) -> Judged {
-    let output: VerifyOutput = match serde_json::from_str::<VerifyOutput>(stdout.trim()) {
-        Ok(output) => VerifyOutput {
-            stats: output.stats.clone().with_probe(),
-            ..output
-        },
+    let mut output: VerifyOutput = match serde_json::from_str(stdout.trim()) {
+        Ok(output) => output,
         Err(e) => {
             return Judged::new(
                 Status::Error,
@@ -279,6 +276,7 @@ fn judge_output(code: i32, stdout: &str) -> Judged {
             )
         }
     };
+    output.stats = std::mem::take(&mut output.stats).with_probe();
     let status = match (output.verdict.as_str(), code) {
         ("violation", 1) => Status::False,
         ("safe", 0) => Status::True,
