@@ -205,6 +205,37 @@ fn spin_fixtures_keep_their_verdicts_and_lose_runs() {
     }
 }
 
+/// Dekker's outer wait loop is no spin loop for the front end (a store on one branch,
+/// an inner loop), but its iterations under the thread's own turn only read and return
+/// the state to what it was: the search parks the thread there (`spin_parks`). Same
+/// verdicts with the reduction off, and no more runs.
+#[test]
+fn run_time_spins_keep_their_verdicts_and_lose_runs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    for name in ["spin/spin_dekker.c", "spin/spin_dekker_broken.c"] {
+        let path = root.join(name);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let program = analysis::load_program(&path, &FrontendOptions::default()).unwrap();
+        for strategy in [Strategy::Dpor, Strategy::DporAg] {
+            let on = verify(&program, strategy, BOTH);
+            assert!(
+                on.stats.spin_parks > 0,
+                "{name} {strategy:?}: no thread parked"
+            );
+            let off = verify(&program, strategy, Switched::Spin.with(false));
+            assert_eq!(off.stats.spin_parks, 0, "{name} {strategy:?}");
+        }
+        let runs = compare(&path, &text, Switched::Spin);
+        assert_eq!(runs.len(), 2, "{name}: a search did not finish");
+        for (off, on) in runs {
+            assert!(
+                on <= off,
+                "{name}: {on} runs with the reduction, {off} without"
+            );
+        }
+    }
+}
+
 #[test]
 fn same_violations_with_and_without_the_reduction_on_lock_and_wait_protocols() {
     let count = program_count() as u64;

@@ -15,7 +15,8 @@
 //!  "incomplete": [{"reason", "detail"}],
 //!  "strategy": "baseline" | "dpor" | "dpor+ag",
 //!  "stats": {"runs", "partial_runs", "states", "pruned", "sleep_blocked", "slice_skips",
-//!            "type_a_cuts", "type_b_branches", "type_b_races", "cycles", "awaits",
+//!            "type_a_cuts", "type_b_branches", "type_b_races", "cycles", "spin_parks",
+//!            "awaits",
 //!            "probe_runs", "probe_partial_runs", "probe_states", "probe_time_ms",
 //!            "solver_queries", "solver_cache_hits", "solver_time_ms", "time_ms"}}
 //! ```
@@ -136,7 +137,8 @@ pub struct Args {
     #[arg(long)]
     pub no_spurious_wakeups: bool,
     /// Explore every failing iteration of spin loops (loops of loads only whose registers
-    /// are dead at the header) instead of stopping a thread after one (the spin-loop
+    /// are dead at the header, or read-only steps of one thread that bring the run back
+    /// to a state it was in) instead of stopping a thread after one (the spin-loop
     /// reduction, same verdicts; for measuring and cross-checking it).
     #[arg(long)]
     pub no_spin_reduction: bool,

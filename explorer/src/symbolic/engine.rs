@@ -83,6 +83,10 @@ pub struct Setup<'p> {
     /// The back edges of spin loops (empty when `Config::spin_loops` is off): taking one
     /// ends a failing iteration, after which the thread spins.
     pub spin_back_edges: FxHashSet<(FuncId, u32, u32)>,
+    /// Park a thread whose own read-only steps brought the path back to a state of its
+    /// own (a spin loop found at run time) instead of cutting the run there: with the
+    /// spin-loop reduction, without data-race checks or a preemption bound.
+    pub spin_parks: bool,
     /// The await reduction is on ([`super::awaits`]): `Config::await_assumes`, without
     /// data-race checks, under DPOR (the baseline search gains nothing from it).
     pub await_on: bool,
@@ -210,6 +214,7 @@ impl<'p> Engine<'p> {
                 } else {
                     FxHashSet::default()
                 },
+                spin_parks: cfg.spin_loops && !cfg.checks.race && cfg.preemption_bound.is_none(),
                 await_on: cfg.await_assumes
                     && !cfg.checks.race
                     && cfg.strategy != Strategy::Baseline,

@@ -300,8 +300,10 @@ pub struct Config {
     /// Spin-loop reduction (issue 15): a thread that completes a failing iteration of a
     /// spin loop ([`analysis::spin`]: only loads and register assignments, its registers
     /// dead at the header) stops for the rest of the run, its failing iterations adding
-    /// no runs; the module doc of `analysis::spin` gives the soundness argument. Default:
-    /// true.
+    /// no runs; the module doc of `analysis::spin` gives the soundness argument. The same
+    /// for a thread whose read-only steps alone bring the path back to a state of its
+    /// own (a spin loop found at run time; off with data-race checks and a preemption
+    /// bound). Default: true.
     pub spin_loops: bool,
     /// Await reduction (issue 15): an `assume` (or `abort()`) that fails inside an atomic
     /// section before the section had any effect visible to other threads blocks the
@@ -571,6 +573,10 @@ pub struct SearchStats {
     pub type_b_races: u64,
     /// Runs cut because they returned to a state of their own path (a cycle).
     pub cycles: u64,
+    /// Threads parked instead of a cut: the path returned to a state of its own after
+    /// read-only steps of that one thread (a spin loop found at run time, see
+    /// [`search`]'s `lone_spinner`).
+    pub spin_parks: u64,
     /// Failed atomic sections that blocked their thread instead of ending the run (the
     /// await reduction, `Config::await_assumes`).
     pub awaits: u64,

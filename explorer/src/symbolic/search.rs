@@ -12,7 +12,7 @@
 //!    sleeping threads,
 //! 5. conjoins the children's weakest preconditions and records the summary.
 
-use super::dpor::{dependent, Access, EventInfo, Footprint, Incoming, NodeInfo, VClock};
+use super::dpor::{dependent, Access, EventInfo, Footprint, Incoming, NodeInfo, Role, VClock};
 use super::engine::{set_clock, Engine, Sub};
 use super::names::ThreadKey;
 use super::preempt::Preemptions;
@@ -193,6 +193,21 @@ impl<'p> Engine<'p> {
         let here = self.preemptions_at(&st, &enabled);
         let fp = st.fingerprint();
         if let Some(m) = self.revisited(fp, &st, here) {
+            if let Some(t) = self.lone_spinner(m) {
+                // Only `t` moved since node m, reading: its steps were failing
+                // iterations of a loop, which the thread now leaves for the rest of the
+                // run, as the spin-loop reduction does; the node is explored again with
+                // `t` parked (its own visit is not counted twice).
+                let mut st = st;
+                st.threads[t].status = Status::Spinning;
+                let mut sleep = sleep;
+                sleep.retain(|(u, _)| *u != t);
+                self.search.stats.states -= 1;
+                self.search.stats.spin_parks += 1;
+                self.search.dpor.incoming = incoming;
+                self.trace_event(|| format!("thread {t} spins (its steps returned to a state)"));
+                return self.node_inner(st, sleep, clocks);
+            }
             // The path returned to the state of node m (a spin loop, say): everything
             // from here is explored from m, which is expanded fully. The cut subtree
             // claims nothing for summaries.
@@ -435,6 +450,37 @@ impl<'p> Engine<'p> {
 
     /// The index of a node on the path whose state equals `st` and from which every
     /// schedule of this node (at `here` in the preemption bound) is explored.
+    /// The thread whose steps alone brought the path back to node `m`'s state, if each
+    /// of them only read plain memory: a thread spinning in a loop the front end did
+    /// not recognise (`analysis::spin` leaves out loops with stores on another branch,
+    /// calls or inner loops), found by the state it returns to.
+    ///
+    /// Soundness: the steps since `m` are reads that leave every thread, the memory and
+    /// the synchronization objects as they were (the states are equal), so they are
+    /// failing iterations in `analysis::spin`'s sense, and the argument there applies:
+    /// deleting them changes no value any thread reads, and DPOR reverses the races
+    /// between their reads and the writes that come later on the path (the steps stay on
+    /// it), which is where the loop would exit. The path condition they added is kept,
+    /// which only narrows the rest of the run; the executions it excludes take the other
+    /// side of a branch in one of these steps, which node m's subtree explores.
+    fn lone_spinner(&self, m: usize) -> Option<Tid> {
+        if !self.setup.spin_parks {
+            return None;
+        }
+        let mut spinner = None;
+        for e in self.search.dpor.events.iter().rev() {
+            if e.node < m {
+                break;
+            }
+            if *spinner.get_or_insert(e.tid) != e.tid
+                || e.foot.iter().any(|a| a.write || a.role != Role::Plain)
+            {
+                return None;
+            }
+        }
+        spinner
+    }
+
     fn revisited(&self, fp: u64, st: &State, here: Preemptions) -> Option<usize> {
         let bound = self.setup.cfg.preemption_bound;
         self.search.on_stack.get(&fp)?.iter().copied().find(|&m| {
