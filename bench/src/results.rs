@@ -21,7 +21,7 @@
 //!   `unsupported`, `not-supported`), `outcome` (`correct-true`, `correct-false`,
 //!   `wrong-true`, `wrong-false`, `no-verdict`, `unsupported`, `no-expectation`), `score`,
 //!   `reason` (why no verdict, or verify's reason);
-//! - verify's statistics `runs`, `partial_runs`, `states`, `solver_queries`,
+//! - verify's statistics `runs`, `partial_runs`, `blocked_runs`, `states`, `solver_queries`,
 //!   `solver_time_ms`, `verify_time_ms` (`null` when not reported);
 //! - measured by the bench: `wall_time_ms`, `cpu_time_ms`, `peak_memory_kib` (`null` for
 //!   tasks not run), `exit_code` / `signal` of the child.
@@ -101,6 +101,10 @@ pub struct Record {
     pub reason: Option<String>,
     pub runs: Option<u64>,
     pub partial_runs: Option<u64>,
+    /// Of `runs`, those that ended with a thread parked by the spin-loop or the await
+    /// reduction (verify's `blocked_runs`; absent in older files).
+    #[serde(default)]
+    pub blocked_runs: Option<u64>,
     pub states: Option<u64>,
     pub solver_queries: Option<u64>,
     pub solver_time_ms: Option<f64>,
@@ -424,6 +428,7 @@ pub(crate) mod tests {
             reason: None,
             runs: Some(12),
             partial_runs: Some(3),
+            blocked_runs: Some(1),
             states: Some(140),
             solver_queries: Some(20),
             solver_time_ms: Some(4.5),

@@ -221,6 +221,7 @@ fn blank_record(task: &Task, strategy: &Option<String>) -> Record {
         reason: None,
         runs: None,
         partial_runs: None,
+        blocked_runs: None,
         states: None,
         solver_queries: None,
         solver_time_ms: None,
@@ -247,6 +248,7 @@ fn fill_from_judged(record: &mut Record, judged: Judged) {
         let stats = output.stats;
         record.runs = stats.runs;
         record.partial_runs = stats.partial_runs;
+        record.blocked_runs = stats.blocked_runs;
         record.states = stats.states;
         record.solver_queries = stats.solver_queries;
         record.solver_time_ms = stats.solver_time_ms;

@@ -81,6 +81,10 @@ impl Status {
 pub struct VerifyStats {
     pub runs: Option<u64>,
     pub partial_runs: Option<u64>,
+    /// Of `runs`, those that ended with a thread parked by the spin-loop or the await
+    /// reduction: the executions the peers count as blocked, not complete.
+    #[serde(default)]
+    pub blocked_runs: Option<u64>,
     pub states: Option<u64>,
     pub solver_queries: Option<u64>,
     pub solver_time_ms: Option<f64>,
@@ -93,6 +97,8 @@ pub struct VerifyStats {
     pub probe_partial_runs: Option<u64>,
     #[serde(default, skip_serializing)]
     pub probe_states: Option<u64>,
+    #[serde(default, skip_serializing)]
+    pub probe_blocked_runs: Option<u64>,
 }
 
 impl VerifyStats {
@@ -107,6 +113,7 @@ impl VerifyStats {
         add(&mut self.runs, self.probe_runs.take());
         add(&mut self.partial_runs, self.probe_partial_runs.take());
         add(&mut self.states, self.probe_states.take());
+        add(&mut self.blocked_runs, self.probe_blocked_runs.take());
         self
     }
 }

@@ -15,8 +15,8 @@
 //!  "incomplete": [{"reason", "detail"}],
 //!  "strategy": "baseline" | "dpor" | "dpor+ag",
 //!  "stats": {"runs", "partial_runs", "states", "pruned", "sleep_blocked", "slice_skips",
-//!            "type_a_cuts", "type_b_branches", "type_b_races", "cycles", "spin_parks",
-//!            "awaits",
+//!            "type_a_cuts", "type_b_branches", "type_b_races", "blocked_runs", "cycles",
+//!            "spin_parks", "awaits", "probe_blocked_runs",
 //!            "probe_runs", "probe_partial_runs", "probe_states", "probe_time_ms",
 //!            "solver_queries", "solver_cache_hits", "solver_time_ms", "time_ms"}}
 //! ```

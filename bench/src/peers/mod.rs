@@ -19,7 +19,11 @@
 //!   `2 × (fastest such peer's time) + 0.2 s`; otherwise the task is *missed* (agx not
 //!   correct) or *slow*;
 //! - **runs**: on every task agx and a peer both decide, agx's runs (full + partial) are no
-//!   more than that peer's executions.
+//!   more than that peer's executions. The peers report *complete* executions and count
+//!   the blocked ones apart (Nidhugg's "assume-blocked", GenMC's "blocked": a spin loop
+//!   or an `assume` that never let its thread go on); agx counts such runs among its full
+//!   runs (`blocked_runs`), so the runs are also compared counted the peers' way: agx's
+//!   runs less its blocked ones (`runs_above_unblocked`).
 //!
 //! Times: agx's wall time as the bench measured it (the child process, start-up
 //! included), the peers' seconds from their TSV.
@@ -266,12 +270,21 @@ pub struct TaskRow {
     pub decide: DecideGoal,
     /// The tools whose executions agx's runs exceed, with their executions.
     pub runs_above: Vec<(String, u64)>,
+    /// The same with agx's runs counted as the peers count executions: less the runs that
+    /// ended in a blocked wait ([`TaskRow::agx_unblocked_runs`]).
+    pub runs_above_unblocked: Vec<(String, u64)>,
 }
 
 impl TaskRow {
     /// Full and partial runs (`None` when verify reported none).
     pub fn agx_runs(&self) -> Option<u64> {
         agx_runs(&self.agx)
+    }
+
+    /// Full and partial runs less those that ended with a thread parked in a wait (the
+    /// peers' blocked executions), `None` when verify reported no runs.
+    pub fn agx_unblocked_runs(&self) -> Option<u64> {
+        agx_unblocked_runs(&self.agx)
     }
 
     fn agx_decides(&self) -> bool {
@@ -284,6 +297,27 @@ fn agx_runs(r: &Record) -> Option<u64> {
         (None, None) => None,
         (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
     }
+}
+
+fn agx_unblocked_runs(r: &Record) -> Option<u64> {
+    agx_runs(r).map(|n| n.saturating_sub(r.blocked_runs.unwrap_or(0)))
+}
+
+/// The tools deciding the task whose executions are fewer than `runs`.
+fn tools_below(runs: Option<u64>, peers: &[Option<PeerRow>]) -> Vec<(String, u64)> {
+    let Some(runs) = runs else {
+        return Vec::new();
+    };
+    peers
+        .iter()
+        .flatten()
+        .filter(|p| p.decides())
+        .filter_map(|p| {
+            p.executions
+                .filter(|e| runs > *e)
+                .map(|e| (p.tool.clone(), e))
+        })
+        .collect()
 }
 
 /// The whole comparison.
@@ -349,22 +383,21 @@ fn task_row(agx: Record, has_inputs: Option<bool>, peers: Vec<Option<PeerRow>>) 
             }
         }
     };
-    let mut runs_above = Vec::new();
-    if agx.outcome.is_correct() {
-        if let Some(runs) = agx_runs(&agx) {
-            for p in peers.iter().flatten().filter(|p| p.decides()) {
-                if let Some(executions) = p.executions.filter(|e| runs > *e) {
-                    runs_above.push((p.tool.clone(), executions));
-                }
-            }
-        }
-    }
+    let (runs_above, runs_above_unblocked) = if agx.outcome.is_correct() {
+        (
+            tools_below(agx_runs(&agx), &peers),
+            tools_below(agx_unblocked_runs(&agx), &peers),
+        )
+    } else {
+        (Vec::new(), Vec::new())
+    };
     TaskRow {
         agx,
         has_inputs,
         peers,
         decide,
         runs_above,
+        runs_above_unblocked,
     }
 }
 
@@ -529,6 +562,16 @@ mod tests {
         let row = |task: &str| c.rows.iter().find(|r| r.agx.task == task).unwrap();
         assert_eq!(row("p/met").decide, DecideGoal::Met);
         assert_eq!(row("p/met").runs_above, vec![("nidhugg".to_string(), 5)]);
+        assert_eq!(
+            row("p/met").runs_above_unblocked,
+            vec![("nidhugg".to_string(), 5)],
+            "10 runs, 1 blocked: 9 still above 5"
+        );
+        // 3 runs of which 1 ended in a blocked wait: above nidhugg's 2 complete
+        // executions, but not when counted as the peers count.
+        assert_eq!(row("p/inputs").agx.blocked_runs, Some(1));
+        assert_eq!(row("p/inputs").agx_unblocked_runs(), Some(2));
+        assert!(row("p/inputs").runs_above_unblocked.is_empty());
         assert!(
             matches!(row("p/slow").decide, DecideGoal::Slow { bar_s } if (bar_s - 0.4).abs() < 1e-9)
         );

@@ -165,6 +165,23 @@ fn goals(out: &mut String, c: &PeerComparison) {
     if !above.is_empty() {
         let _ = writeln!(out, "  above: {}", names(&above));
     }
+    let unblocked: Vec<&TaskRow> = both
+        .iter()
+        .copied()
+        .filter(|r| !r.runs_above_unblocked.is_empty())
+        .collect();
+    let _ = writeln!(
+        out,
+        "GOAL runs counted as the peers count (agx's runs less the {} that ended in a \
+         blocked wait, which the peers report apart from their executions): above on {}",
+        both.iter()
+            .map(|r| r.agx.blocked_runs.unwrap_or(0))
+            .sum::<u64>(),
+        unblocked.len()
+    );
+    if !unblocked.is_empty() {
+        let _ = writeln!(out, "  above: {}", names(&unblocked));
+    }
     let only_agx: Vec<&TaskRow> = c
         .rows
         .iter()

@@ -124,6 +124,7 @@ fn decided_by_probe(probed: SearchOutcome, config: &Config, time_ms: f64) -> Sea
 fn add_probe(stats: &mut SearchStats, probe: &SearchStats, time_ms: f64) {
     stats.probe_runs = probe.runs;
     stats.probe_partial_runs = probe.partial_runs;
+    stats.probe_blocked_runs = probe.blocked_runs;
     stats.probe_states = probe.states;
     stats.probe_time_ms = time_ms;
     stats.solver_queries += probe.solver_queries;

@@ -533,6 +533,9 @@ impl<'p> Engine<'p> {
         match blocked {
             None => {
                 self.search.stats.runs += 1;
+                if spinning {
+                    self.search.stats.blocked_runs += 1;
+                }
                 self.safe()
             }
             Some(t) => {
