@@ -116,9 +116,8 @@ pub struct Args {
     #[arg(long)]
     pub sleep_free_summaries: bool,
     /// The DPOR algorithm of dpor and dpor+ag: `classic` (Flanagan–Godefroid backtrack
-    /// sets), `source` (source sets) or `optimal` (wakeup trees; experimental: known to
-    /// miss executions: its violations replay, but without one the verdict is UNKNOWN
-    /// naming `experimental dpor`, never SAFE).
+    /// sets), `source` (source sets) or `optimal` (wakeup trees, Abdulla et al. JACM
+    /// 2017 §6).
     #[arg(long, default_value = "source", value_name = "classic|source|optimal")]
     pub dpor: explorer::symbolic::DporMode,
     /// Draw the first violation's execution to FILE (threads as columns, reads-from,

@@ -40,7 +40,9 @@
 //! milliseconds; default 2000, 300); `AGX_ORACLE_TIMEOUT` is each search's budget in
 //! seconds (default 5) and `AGX_ORACLE_STATES` its scheduling nodes (default 8000;
 //! a search stopped by either is only held to the SAFE rule);
-//! `AGX_ORACLE_FAILURES=DIR` keeps every failing program there (with its report).
+//! `AGX_ORACLE_FAILURES=DIR` keeps every failing program there (with its report);
+//! `AGX_ORACLE_DPOR=classic|source|optimal` is the library searches' DPOR algorithm
+//! (default: `Config::dpor`'s).
 //! `scripts/soak.sh N` runs N programs in a release build.
 //!
 //! Modules: `runs` (the random concrete runs and what they found), `searches` (the

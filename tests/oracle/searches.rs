@@ -41,6 +41,11 @@ pub(crate) fn library(
     c.slice = slice.is_some();
     c.relevant = slice.cloned();
     c.repair = repair;
+    if let Ok(mode) = std::env::var("AGX_ORACLE_DPOR") {
+        c.dpor = mode
+            .parse()
+            .unwrap_or_else(|e| panic!("AGX_ORACLE_DPOR={mode}: {e}"));
+    }
     c.all_violations = true;
     c.timeout = Some(limits.search_timeout);
     c.max_states = Some(limits.states);

@@ -40,8 +40,12 @@
 //!   expanded fully (every enabled thread), which explores all that the subtree stood
 //!   for. What the tree cannot express (summary repairs, cycles, a first thread not
 //!   enabled at `E'`) is scheduled in the backtrack set as classic DPOR does, and such a
-//!   thread counts as a leaf of the tree. **Experimental**: it is known to miss
-//!   executions (`tests/dpor_variants.rs`, the ignored test), the cause not yet found.
+//!   thread counts as a leaf of the tree. A thread with no step in `v` is a weak
+//!   initial only while it sleeps and every run of its exploration was maximal
+//!   ([`NodeInfo::cut`]): agx ends runs early (a violation inside a step, a prune, a
+//!   cycle, sleep sets), and the paper's claim that such a thread covers `v` needs the
+//!   runs after its step to go on (session 10: without this, optimal DPOR missed
+//!   states, `tests/dpor_variants.rs`).
 //!
 //! Every race is reversed, not only the last one as in Flanagan and Godefroid's paper:
 //! with sleep sets the last alone loses executions. One thread writes `x`, two read it;
@@ -272,8 +276,11 @@ pub struct NodeInfo {
     /// Optimal DPOR: the wakeup tree, the sequences still to explore from here (their
     /// first threads are in `backtrack`).
     pub wut: Vec<Branch>,
-    /// Optimal DPOR: the pending event of each live thread here.
-    pub pending: Vec<(Tid, Footprint)>,
+    /// Optimal DPOR: the sleeping threads whose exploration (where they were explored)
+    /// had a run cut short (a violation inside a step, a prune, a cycle, a run blocked
+    /// by sleep sets): they cover no sequence they have no step in (see
+    /// [`Dpor::optimal_reversal`]).
+    pub cut: Vec<Tid>,
     /// Optimal DPOR: the branch of the wakeup tree being explored from here.
     pub following: Option<Branch>,
 }
@@ -329,6 +336,9 @@ pub struct Dpor {
     pub mode: DporMode,
     /// Optimal DPOR: what the node being created follows of its parent's wakeup tree.
     pub incoming: Option<Incoming>,
+    /// Runs that ended inside a step (a violation, an abort): with
+    /// `SearchStats::partial_runs`, tells whether a subtree was explored to maximal runs.
+    pub ended_in_step: u64,
 }
 
 impl Dpor {
@@ -522,6 +532,17 @@ impl Dpor {
     /// (see [`wakeup`]) unless a thread asleep or scheduled there, or a branch of the
     /// tree, is a weak initial of it. Where the tree cannot say it (its first thread is
     /// not enabled there), every enabled thread is scheduled, as in classic DPOR.
+    ///
+    /// A thread `q` without a step in `v` is a weak initial only when it sleeps, its
+    /// next step commutes with all of `v`, and every run of its exploration was maximal
+    /// ([`NodeInfo::cut`]). The claim "an execution equivalent to `q.v` was explored,
+    /// and the races of `q` with what follows it there reversed" needs those runs to go
+    /// on: a run ended by a violation inside a step (`assert` in `q`'s own step, or a
+    /// later one of any thread), a prune, a cycle or sleep sets stops before the events
+    /// whose races would have scheduled the runs where `q` comes after `v` (session 10:
+    /// `tests/dpor_variants.rs` lost states so). Nor does a branch or a scheduled thread
+    /// not explored yet cover `v` so. A thread with a step in `v` covers it either way:
+    /// every run that starts with that step ends as it does.
     fn optimal_reversal(&mut self, i: usize, p: Tid, foot: &[Access], full: &VClock) {
         let n = self.events.len();
         let ti = self.events[i].tid;
@@ -542,24 +563,17 @@ impl Dpor {
             clock: full,
         });
         let node = &mut self.nodes[events[i].node];
-        if node
-            .sleep
-            .iter()
-            .any(|(q, f)| wakeup::weak_initial(&v, *q, Some(f.as_slice())).is_some())
-        {
+        if node.sleep.iter().any(|(q, f)| {
+            let next = (!node.cut.contains(q)).then_some(f.as_slice());
+            wakeup::weak_initial(&v, *q, next).is_some()
+        }) {
             return;
         }
         // Scheduled threads outside the tree (added as classic DPOR does) are leaves.
-        let pending = |q: Tid| {
-            node.pending
-                .iter()
-                .find(|(t, _)| *t == q)
-                .map(|(_, f)| f.as_slice())
-        };
         let scheduled = node.backtrack.iter().any(|&q| {
             !node.done.contains(&q)
                 && !node.wut.iter().any(|b| b.tid == q)
-                && wakeup::weak_initial(&v, q, pending(q)).is_some()
+                && wakeup::weak_initial(&v, q, None).is_some()
         });
         if scheduled {
             return;
@@ -568,7 +582,7 @@ impl Dpor {
             node.add_backtrack(None);
             return;
         }
-        if let Some(t) = wakeup::insert(&mut node.wut, v, Some(node.pending.as_slice())) {
+        if let Some(t) = wakeup::insert(&mut node.wut, v) {
             node.backtrack.insert(t);
         }
     }

@@ -51,6 +51,10 @@ impl<'p> Engine<'p> {
     pub fn leaf(&mut self, st: &State, end: End, k: &StepCtx) -> Sub {
         self.search.stats.runs += 1;
         self.trace_event(|| format!("run ends ({end:?})"));
+        if k.tid.is_some() {
+            // For optimal DPOR's `NodeInfo::cut`.
+            self.search.dpor.ended_in_step += 1;
+        }
         self.races_at_end(st, k);
         let start = match (k.tid, self.search.dpor.nodes.last()) {
             (Some(t), Some(n)) => n.clocks.get(t).cloned().unwrap_or_default(),

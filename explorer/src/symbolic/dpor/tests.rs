@@ -93,6 +93,60 @@ fn races_between_two_steps_outside_the_slice_get_no_backtrack_point() {
     assert!(d.nodes[0].backtrack.contains(&1));
 }
 
+/// Optimal DPOR at a node where thread 1 wrote `x` (step 0) while thread 0 sleeps with
+/// a pending read of `y`, and thread 2's pending read of `x` races with the write:
+/// `v` is thread 2's read alone, and thread 0 (no step in `v`, its read commutes with
+/// it) is a weak initial of it. Returns the node after the race check; `cut`: thread
+/// 0's exploration had a run cut short.
+fn optimal_race_with_a_sleeper(cut: bool) -> NodeInfo {
+    let mut d = Dpor::with_mode(DporMode::Optimal);
+    let node = NodeInfo {
+        enabled: vec![0, 1, 2],
+        backtrack: BTreeSet::from([0, 1]),
+        done: BTreeSet::from([0, 1]),
+        sleep: vec![(0, vec![Access::read(mem(2))])],
+        clocks: vec![VClock::default(); 3],
+        cut: if cut { vec![0] } else { vec![] },
+        ..NodeInfo::default()
+    };
+    d.nodes.push(node.clone());
+    let w = vec![Access::write(mem(1))];
+    let c0 = d.clock_of(1, &VClock::default(), &w);
+    d.push_step(
+        EventInfo {
+            tid: 1,
+            node: 0,
+            foot: w,
+            clock: c0,
+        },
+        false,
+    );
+    d.nodes.push(NodeInfo {
+        sleep: vec![],
+        cut: vec![],
+        ..node
+    });
+    d.races_of_pending(2, &VClock::default(), &[Access::read(mem(1))]);
+    d.nodes.swap_remove(0)
+}
+
+#[test]
+fn a_sleeper_whose_runs_were_all_maximal_covers_what_it_commutes_with() {
+    let node = optimal_race_with_a_sleeper(false);
+    assert!(node.wut.is_empty());
+    assert!(!node.backtrack.contains(&2));
+}
+
+/// Session 10's soundness bug: thread 0's runs ended early (a violation in its step,
+/// say), so the runs where it comes after `v` were never scheduled from them; the
+/// reversal must not count it as covered.
+#[test]
+fn a_sleeper_whose_exploration_was_cut_short_covers_only_sequences_it_is_in() {
+    let node = optimal_race_with_a_sleeper(true);
+    assert_eq!(node.wut.iter().map(|b| b.tid).collect::<Vec<_>>(), [2]);
+    assert!(node.backtrack.contains(&2));
+}
+
 /// The path-scanning race detection the index replaced, kept as the specification
 /// the indexed queries are checked against.
 mod scan {
