@@ -12,13 +12,15 @@
 //! partial ones; not for `--repair add`, which may schedule threads DPOR alone would not).
 //!
 //! `AGX_DIFF_PROGRAMS=N` checks N programs (default 100, about two minutes in a debug
-//! build); `AGX_DIFF_SEED=S` starts at seed S. A failing program is written to the
+//! build); `AGX_DIFF_SEED=S` starts at seed S. A second test applies the same rules to
+//! the communication shapes of `tests/common/gen_shapes.rs` (`AGX_DIFF_SHAPE_PROGRAMS`,
+//! default 12; `AGX_DIFF_SHAPE_SEED`). A failing program is written to the
 //! temporary directory and named in the message, with the verdicts of each strategy.
 
 mod common;
 
 use analysis::FrontendOptions;
-use common::gen;
+use common::{gen, gen_shapes};
 use explorer::symbolic::{self, Config, Reason, Repair, SearchOutcome, Strategy};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -87,22 +89,76 @@ fn total_runs(o: &SearchOutcome) -> u64 {
 
 #[test]
 fn strategies_reach_the_same_violations_on_random_programs() {
-    let count: u64 = std::env::var("AGX_DIFF_PROGRAMS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(100);
-    let first: u64 = std::env::var("AGX_DIFF_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1);
-    let dir = std::env::temp_dir().join(format!("agx-diff-{}", std::process::id()));
+    let count: u64 = env_u64("AGX_DIFF_PROGRAMS").unwrap_or(100);
+    let first: u64 = env_u64("AGX_DIFF_SEED").unwrap_or(1);
+    let seen = compare_strategies("diff", first, count, |seed| gen::program(seed).text);
+    println!(
+        "{} of {count} programs finished under every strategy but perhaps the \
+         baseline; {} have violations; {} had Type B pivots",
+        seen.checked, seen.with_violation, seen.type_b
+    );
+    assert!(
+        seen.checked * 2 >= count,
+        "too few programs finished ({} of {count})",
+        seen.checked
+    );
+    assert!(
+        seen.type_b * 10 >= seen.checked,
+        "too few programs exercised Type B pivots ({} of {})",
+        seen.type_b,
+        seen.checked
+    );
+}
+
+/// The same on the communication shapes of `tests/common/gen_shapes.rs` (one writer and
+/// several readers, flags, aliases, a mutex with a hole). `AGX_DIFF_SHAPE_PROGRAMS=N`
+/// (default 12) from seed `AGX_DIFF_SHAPE_SEED` (default 1).
+#[test]
+fn strategies_reach_the_same_violations_on_shape_programs() {
+    let count: u64 = env_u64("AGX_DIFF_SHAPE_PROGRAMS").unwrap_or(12);
+    let first: u64 = env_u64("AGX_DIFF_SHAPE_SEED").unwrap_or(1);
+    let seen = compare_strategies("shape", first, count, |seed| {
+        gen_shapes::shape_program(seed).text
+    });
+    println!(
+        "shapes: {} of {count} programs finished under every strategy but perhaps the \
+         baseline; {} have violations",
+        seen.checked, seen.with_violation
+    );
+    assert!(
+        seen.checked * 2 >= count,
+        "too few programs finished ({} of {count})",
+        seen.checked
+    );
+    assert!(
+        count < 8 || seen.with_violation > 0,
+        "no shape program has a violation"
+    );
+}
+
+fn env_u64(name: &str) -> Option<u64> {
+    std::env::var(name).ok().and_then(|v| v.parse().ok())
+}
+
+/// What [`compare_strategies`] saw where every strategy but perhaps the baseline
+/// finished: programs, those with violations, those with Type B pivots.
+struct Seen {
+    checked: u64,
+    with_violation: u64,
+    type_b: u64,
+}
+
+/// Checks the programs `text(seed)` of seeds `first..first + count` (files named
+/// `NAME_SEED.c`): the rules of the module doc.
+fn compare_strategies(name: &str, first: u64, count: u64, text: impl Fn(u64) -> String) -> Seen {
+    let dir = std::env::temp_dir().join(format!("agx-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temporary directory");
     let mut checked = 0;
     let mut with_violation = 0;
     let mut type_b = 0;
     for seed in first..first + count {
-        let text = gen::program(seed).text;
-        let path: PathBuf = dir.join(format!("diff_{seed}.c"));
+        let text = text(seed);
+        let path: PathBuf = dir.join(format!("{name}_{seed}.c"));
         std::fs::write(&path, &text).expect("write program");
         let program =
             analysis::load_program(&path, &FrontendOptions::default()).unwrap_or_else(|e| {
@@ -189,16 +245,9 @@ fn strategies_reach_the_same_violations_on_random_programs() {
         let _ = std::fs::remove_file(&path);
     }
     let _ = std::fs::remove_dir(&dir);
-    println!(
-        "{checked} of {count} programs finished under every strategy but perhaps the \
-         baseline; {with_violation} have violations; {type_b} had Type B pivots"
-    );
-    assert!(
-        checked * 2 >= count,
-        "too few programs finished ({checked} of {count})"
-    );
-    assert!(
-        type_b * 10 >= checked,
-        "too few programs exercised Type B pivots ({type_b} of {checked})"
-    );
+    Seen {
+        checked,
+        with_violation,
+        type_b,
+    }
 }

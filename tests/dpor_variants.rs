@@ -5,14 +5,16 @@
 //! them; and where all finish, the runs (full and partial) of source sets, summed over
 //! the programs, are at most those of classic DPOR.
 //!
-//! `AGX_DPOR_PROGRAMS=N` checks N programs of each generator (default 40), from seed
-//! `AGX_DPOR_FIRST_SEED` (default 1); a failing program is written to the temporary
-//! directory and named in the message.
+//! `AGX_DPOR_PROGRAMS=N` checks N programs of `gen.rs` and of `gen_spin.rs` (default 40),
+//! from seed `AGX_DPOR_FIRST_SEED` (default 1); `AGX_DPOR_SHAPE_PROGRAMS=N` N of the
+//! communication shapes of `gen_shapes.rs` (one writer and several readers, flags,
+//! aliases, a mutex with a hole; default 12); a failing program is written to the
+//! temporary directory and named in the message.
 
 mod common;
 
 use analysis::FrontendOptions;
-use common::{gen, gen_spin};
+use common::{gen, gen_shapes, gen_spin};
 use explorer::symbolic::{self, Config, DporMode, Reason, SearchOutcome, Strategy};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -114,6 +116,10 @@ fn dpor_variants_agree_and_source_explores_no_more_than_classic() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(40);
+    let shapes: u64 = std::env::var("AGX_DPOR_SHAPE_PROGRAMS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(12);
     let dir = std::env::temp_dir().join(format!("agx-dpor-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temporary directory");
     let mut totals = Totals::default();
@@ -126,6 +132,10 @@ fn dpor_variants_agree_and_source_explores_no_more_than_classic() {
         check(&path, &gen::program(seed).text, &mut totals);
         let path = dir.join(format!("spin_{seed}.c"));
         check(&path, &gen_spin::spin_program(seed), &mut totals);
+    }
+    for seed in 1..=shapes {
+        let path = dir.join(format!("shape_{seed}.c"));
+        check(&path, &gen_shapes::shape_program(seed).text, &mut totals);
     }
     let _ = std::fs::remove_dir(&dir);
     println!(

@@ -8,6 +8,7 @@
 pub mod agx_schema;
 pub mod fixture;
 pub mod gen;
+pub mod gen_shapes;
 pub mod gen_spin;
 pub mod process;
 pub mod witness;

@@ -5,7 +5,7 @@ use super::runs::{concrete_runs, Concrete};
 use super::searches::{cli_hunt, cli_verify, library, type_b_slice};
 use super::Limits;
 use analysis::FrontendOptions;
-use explorer::symbolic::{Repair, Strategy, Verdict};
+use explorer::symbolic::{Config, DporMode, Repair, Strategy, Verdict};
 use std::path::Path;
 use std::time::Instant;
 
@@ -22,6 +22,42 @@ pub(crate) struct Checked {
 
 /// Runs the oracle on the program in `path` (its text `text`).
 pub(crate) fn check(path: &Path, text: &str, seed: u64, limits: &Limits) -> Checked {
+    check_with(path, text, seed, limits, false)
+}
+
+/// A search besides the default plans: its name, strategy and how its configuration
+/// differs from the defaults (unsliced, strict repair).
+type Extra = (&'static str, Strategy, fn(&mut Config));
+
+/// The extra searches of `check_with(.., true)`: classic DPOR (the default is source
+/// sets) under dpor and dpor+ag, and dpor+ag without the probe and the spin-loop and
+/// await reductions.
+const EXTRA: [Extra; 3] = [
+    ("dpor classic", Strategy::Dpor, |c| {
+        c.dpor = DporMode::Classic
+    }),
+    ("dpor+ag classic --no-slice", Strategy::DporAg, |c| {
+        c.dpor = DporMode::Classic
+    }),
+    (
+        "dpor+ag --no-slice, no probe, spin or await reduction",
+        Strategy::DporAg,
+        |c| {
+            c.probe = false;
+            c.spin_loops = false;
+            c.await_assumes = false;
+        },
+    ),
+];
+
+/// [`check`], with the searches of [`EXTRA`] too when `extra`.
+pub(crate) fn check_with(
+    path: &Path,
+    text: &str,
+    seed: u64,
+    limits: &Limits,
+    extra: bool,
+) -> Checked {
     let program = match analysis::load_program(path, &FrontendOptions::default()) {
         Ok(p) => p,
         Err(e) => {
@@ -80,7 +116,26 @@ pub(crate) fn check(path: &Path, text: &str, seed: u64, limits: &Limits) -> Chec
     for (name, strategy, sliced, repair, relative) in plans {
         let slice = sliced.then_some(&slice);
         searches.push(library(
-            &program, name, strategy, slice, repair, relative, limits,
+            &program,
+            name,
+            strategy,
+            slice,
+            repair,
+            limits,
+            &|c: &mut Config| c.sleep_summaries = relative,
+        ));
+        lap(name, &mut times);
+    }
+    let extras: &[Extra] = if extra { &EXTRA } else { &[] };
+    for &(name, strategy, tweak) in extras {
+        searches.push(library(
+            &program,
+            name,
+            strategy,
+            None,
+            Repair::Strict,
+            limits,
+            &tweak,
         ));
         lap(name, &mut times);
     }
@@ -146,7 +201,7 @@ pub(crate) fn check(path: &Path, text: &str, seed: u64, limits: &Limits) -> Chec
         }
     }
     lap("hunt", &mut times);
-    let finished = answers.len() == 7 && answers.iter().all(|a| !a.stopped);
+    let finished = answers.len() == 7 + extras.len() && answers.iter().all(|a| !a.stopped);
     let mut report = format!(
         "concrete: {} runs, assertions {:?}, undefined {:?}\n",
         concrete.runs, concrete.assertions, concrete.undefined

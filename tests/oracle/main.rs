@@ -43,6 +43,10 @@
 //! `AGX_ORACLE_FAILURES=DIR` keeps every failing program there (with its report);
 //! `AGX_ORACLE_DPOR=classic|source|optimal` is the library searches' DPOR algorithm
 //! (default: `Config::dpor`'s).
+//! `AGX_ORACLE_SHAPE_PROGRAMS` / `AGX_ORACLE_SHAPE_SEED` choose the programs of
+//! `common::gen_shapes` (one writer and several readers, flags, aliases, a mutex with a
+//! hole; default 8 from seed 1), checked with classic DPOR and dpor+ag without its probe
+//! and spin/await reductions besides the searches above.
 //! `scripts/soak.sh N` runs N programs in a release build.
 //!
 //! Modules: `runs` (the random concrete runs and what they found), `searches` (the
@@ -259,4 +263,90 @@ fn spin_protocol_programs_agree_with_random_concrete_runs() {
     println!("oracle (protocols): {count} programs, {violations} with a concrete violation");
     assert!(messages.is_empty(), "{}", messages.join("\n"));
     assert!(violations > 0, "no protocol program fails concretely");
+}
+
+/// The communication shapes of `common::gen_shapes` (one writer and several readers,
+/// message passing through flags, one cell under several names, a mutex with a hole)
+/// against random concrete runs, by the same rules, with classic DPOR and dpor+ag
+/// without its probe and spin/await reductions besides the usual searches.
+/// `AGX_ORACLE_SHAPE_PROGRAMS=N` checks N programs from seed `AGX_ORACLE_SHAPE_SEED`
+/// (default 8 from 1); failing programs are kept as for the generated programs.
+#[test]
+fn shape_programs_agree_with_random_concrete_runs() {
+    use common::gen_shapes::{self, Shape};
+    let count = env_u64("AGX_ORACLE_SHAPE_PROGRAMS").unwrap_or(8);
+    let first = env_u64("AGX_ORACLE_SHAPE_SEED").unwrap_or(1);
+    let limits = Limits::from_env();
+    let dir = std::env::temp_dir().join(format!("agx-oracle-shapes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let failures = failures_dir();
+    let start = Instant::now();
+    // Per shape: programs, with a concrete violation, all searches finished, failing.
+    let mut shapes: BTreeMap<Shape, [u64; 4]> = BTreeMap::new();
+    let mut messages = Vec::new();
+    let mut stage_times: BTreeMap<String, f64> = BTreeMap::new();
+    for (i, seed) in (first..first + count).enumerate() {
+        let shaped = gen_shapes::shape_program(seed);
+        let path = dir.join(format!("shape_{seed}.c"));
+        std::fs::write(&path, &shaped.text).expect("write program");
+        let checked = check::check_with(&path, &shaped.text, seed, &limits, true);
+        for (stage, secs) in &checked.times {
+            *stage_times.entry(stage.clone()).or_default() += secs;
+        }
+        let e = shapes.entry(shaped.shape).or_default();
+        e[0] += 1;
+        e[1] += u64::from(checked.concrete.any_violation());
+        e[2] += u64::from(checked.finished);
+        if !checked.mismatches.is_empty() {
+            e[3] += 1;
+            std::fs::create_dir_all(&failures).expect("failures directory");
+            let kept = failures.join(format!("shape_{seed}.c"));
+            let note = format!(
+                "seed {seed} shape {:?}\n{}\n{}",
+                shaped.shape,
+                checked.mismatches.join("\n"),
+                checked.report
+            );
+            std::fs::write(&kept, &shaped.text).expect("write failing program");
+            std::fs::write(kept.with_extension("txt"), &note).expect("write report");
+            eprintln!("MISMATCH {}\n{note}", kept.display());
+            messages.push(format!("{} — {note}", kept.display()));
+        }
+        let _ = std::fs::remove_file(&path);
+        if (i + 1) % 100 == 0 {
+            eprintln!(
+                "oracle (shapes): {} of {count} programs, {} mismatches, {:.0} s",
+                i + 1,
+                messages.len(),
+                start.elapsed().as_secs_f64()
+            );
+        }
+    }
+    let _ = std::fs::remove_dir(&dir);
+    println!(
+        "oracle (shapes): {count} programs from seed {first}, {} mismatches ({:.1} s)",
+        messages.len(),
+        start.elapsed().as_secs_f64()
+    );
+    let stages: Vec<String> = stage_times
+        .iter()
+        .map(|(s, t)| format!("{s} {t:.1} s"))
+        .collect();
+    println!("  time by stage: {}", stages.join(", "));
+    for (s, [n, violated, finished, bad]) in &shapes {
+        println!(
+            "  shape {s:?}: {n} programs, {violated} with a concrete violation, \
+             {finished} finished by every search, {bad} failing"
+        );
+    }
+    assert!(messages.is_empty(), "{}", messages.join("\n"));
+    // The generator builds every shape, and programs that fail and that do not.
+    if count >= 8 {
+        for s in Shape::ALL {
+            assert!(shapes.contains_key(&s), "no program of shape {s:?}");
+        }
+        let violated: u64 = shapes.values().map(|e| e[1]).sum();
+        assert!(violated > 0, "no shape program fails concretely");
+        assert!(violated < count, "every shape program fails concretely");
+    }
 }

@@ -32,12 +32,11 @@ pub(crate) fn library(
     strategy: Strategy,
     slice: Option<&BTreeSet<analysis::ir::StmtId>>,
     repair: Repair,
-    sleep_summaries: bool,
     limits: &Limits,
+    tweak: &dyn Fn(&mut Config),
 ) -> Result<Answer, String> {
     let mut c = Config::default();
     c.strategy = strategy;
-    c.sleep_summaries = sleep_summaries;
     c.slice = slice.is_some();
     c.relevant = slice.cloned();
     c.repair = repair;
@@ -49,6 +48,7 @@ pub(crate) fn library(
     c.all_violations = true;
     c.timeout = Some(limits.search_timeout);
     c.max_states = Some(limits.states);
+    tweak(&mut c);
     let o: SearchOutcome = symbolic::verify(program, &c).map_err(|e| format!("{name}: {e}"))?;
     Ok(Answer {
         name: name.to_string(),
