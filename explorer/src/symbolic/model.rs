@@ -29,13 +29,7 @@ impl Assignment {
     /// Evaluates a term; booleans are 0 or 1. `None` if evaluation hits a division by
     /// zero or an over-wide shift, which the solver would define differently from C.
     pub fn eval(&self, pool: &TermPool, t: TermId) -> Option<u64> {
-        let order = topological(pool, t);
-        let mut val: FxHashMap<TermId, u64> = FxHashMap::default();
-        for id in order {
-            let v = eval_node(pool, pool.node(id), &val, self)?;
-            val.insert(id, v);
-        }
-        val.get(&t).copied()
+        eval_ordered(pool, &topological(pool, t), |v| self.get(v))
     }
 
     pub fn holds(&self, pool: &TermPool, t: TermId) -> Option<bool> {
@@ -59,18 +53,49 @@ pub fn topological(pool: &TermPool, t: TermId) -> Vec<TermId> {
     out
 }
 
+/// The value of the last term of `order` (every subterm of it, ascending, as
+/// [`topological`] returns them) with the variables' values given by `var`: as
+/// [`Assignment::eval`], whose `None` cases it shares.
+pub fn eval_ordered(pool: &TermPool, order: &[TermId], var: impl Fn(Var) -> u64) -> Option<u64> {
+    let mut vals: Vec<u64> = Vec::with_capacity(order.len());
+    for &id in order {
+        // A child comes before its parent in `order`, so its value is already there.
+        let look = |c: &TermId| vals[order.partition_point(|x| x < c)];
+        let v = eval_node(pool, pool.node(id), look, &var)?;
+        vals.push(v);
+    }
+    vals.last().copied()
+}
+
+/// [`eval_ordered`] with the values of the variables `vars` (sorted, each variable
+/// once, as [`TermPool::vars`] lists them) in `values`, position by position; a variable
+/// not listed is zero.
+pub fn eval_listed(
+    pool: &TermPool,
+    order: &[TermId],
+    vars: &[(Var, u8)],
+    values: &[u64],
+) -> Option<u64> {
+    eval_ordered(pool, order, |v| {
+        let i = vars.partition_point(|(x, _)| *x < v);
+        match vars.get(i) {
+            Some((x, _)) if *x == v => values[i],
+            _ => 0,
+        }
+    })
+}
+
 fn eval_node(
     pool: &TermPool,
     node: &Node,
-    val: &FxHashMap<TermId, u64>,
-    env: &Assignment,
+    v: impl Fn(&TermId) -> u64,
+    env: &impl Fn(Var) -> u64,
 ) -> Option<u64> {
-    let v = |t: &TermId| val[t];
     let w = |t: &TermId| pool.width(*t);
     Some(match node {
         Node::BoolConst(b) => u64::from(*b),
         Node::BvConst { value, .. } => *value,
-        Node::Var { var, width } => mask(env.get(*var), *width),
+        Node::Var { var, width } => mask(env(*var), *width),
         Node::Not(a) => u64::from(v(a) == 0),
         Node::And(a, b) => u64::from(v(a) != 0 && v(b) != 0),
         Node::Or(a, b) => u64::from(v(a) != 0 || v(b) != 0),

@@ -27,6 +27,11 @@ use super::{Repair, Strategy};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 
+/// The longest state key (in words) a node keeps while its subtree is explored; a
+/// longer one is computed again when the summary is recorded (a long run has thousands
+/// of nodes on the stack, and a key holds every cell's shape).
+const KEPT_KEY_WORDS: usize = 512;
+
 impl<'p> Engine<'p> {
     /// The current step has reached the next node.
     pub fn end_step(&mut self, st: State, k: StepCtx) -> Sub {
@@ -93,7 +98,7 @@ impl<'p> Engine<'p> {
     /// addresses, joined thread ids): another state with other values there could be
     /// scheduled differently.
     pub fn node(&mut self, st: State, sleep: Vec<(Tid, Footprint)>, clocks: Vec<VClock>) -> Sub {
-        let mut sub = self.node_inner(st.clone(), sleep, clocks);
+        let mut sub = self.node_inner(&st, sleep, clocks);
         if self.setup.wp_on && !self.search.stop && !self.pool.is_false(sub.wp) {
             let pending = self.pending_assumptions(&st);
             sub.wp = self.pool.and(sub.wp, pending);
@@ -148,7 +153,7 @@ impl<'p> Engine<'p> {
         acc
     }
 
-    fn node_inner(&mut self, st: State, sleep: Vec<(Tid, Footprint)>, clocks: Vec<VClock>) -> Sub {
+    fn node_inner(&mut self, st: &State, sleep: Vec<(Tid, Footprint)>, clocks: Vec<VClock>) -> Sub {
         let incoming = self.search.dpor.incoming.take();
         self.search.stats.states += 1;
         if self.out_of_time() {
@@ -161,18 +166,18 @@ impl<'p> Engine<'p> {
                 if !st.is_live(p) {
                     continue;
                 }
-                if let Some(foot) = self.pending_footprint(&st, p) {
+                if let Some(foot) = self.pending_footprint(st, p) {
                     let c = clocks.get(p).cloned().unwrap_or_default();
-                    let outside = self.pending_outside(&st, p, &foot);
+                    let outside = self.pending_outside(st, p, &foot);
                     self.search
                         .dpor
                         .races_of_pending_sliced(p, &c, &foot, outside);
                 }
             }
         }
-        let enabled = self.enabled_threads(&st);
+        let enabled = self.enabled_threads(st);
         if self.setup.cfg.checks.race {
-            self.races_at_node(&st, &enabled);
+            self.races_at_node(st, &enabled);
             if self.search.stop {
                 return self.nothing();
             }
@@ -181,27 +186,27 @@ impl<'p> Engine<'p> {
         // violation when deadlocks are checked; else the wake-ups are explored).
         let stuck = enabled
             .iter()
-            .all(|&t| !self.is_enabled_without_wakeup(&st, t));
+            .all(|&t| !self.is_enabled_without_wakeup(st, t));
         if enabled.is_empty() || (stuck && self.setup.cfg.checks.deadlock) {
-            return self.terminal(&st);
+            return self.terminal(st);
         }
-        let here = self.preemptions_at(&st, &enabled);
+        let here = self.preemptions_at(st, &enabled);
         let fp = st.fingerprint();
-        if let Some(m) = self.revisited(fp, &st, here) {
+        if let Some(m) = self.revisited(fp, st, here) {
             if let Some(t) = self.lone_spinner(m) {
                 // Only `t` moved since node m, reading: its steps were failing
                 // iterations of a loop, which the thread now leaves for the rest of the
                 // run, as the spin-loop reduction does; the node is explored again with
                 // `t` parked (its own visit is not counted twice).
-                let mut st = st;
-                st.threads[t].status = Status::Spinning;
+                let mut parked = st.clone();
+                parked.threads[t].status = Status::Spinning;
                 let mut sleep = sleep;
                 sleep.retain(|(u, _)| *u != t);
                 self.search.stats.states -= 1;
                 self.search.stats.spin_parks += 1;
                 self.search.dpor.incoming = incoming;
                 self.trace_event(|| format!("thread {t} spins (its steps returned to a state)"));
-                return self.node_inner(st, sleep, clocks);
+                return self.node_inner(&parked, sleep, clocks);
             }
             // The path returned to the state of node m (a spin loop, say): everything
             // from here is explored from m, which is expanded fully. The cut subtree
@@ -213,26 +218,29 @@ impl<'p> Engine<'p> {
             self.search.stats.cycles += 1;
             return self.nothing();
         }
-        if let Some(sub) = self.type_a_cut(&st, &clocks) {
+        if let Some(sub) = self.type_a_cut(st, &clocks) {
             return sub;
         }
-        // Only the key's hash is kept while the subtree is explored (a key holds every
-        // cell's shape, and a long run has thousands of nodes on the stack); the key is
-        // computed again when a summary is recorded.
+        // Only the key's hash and a small key are kept while the subtree is explored (a
+        // key holds every cell's shape, and a long run has thousands of nodes on the
+        // stack); a longer key is computed again when a summary is recorded.
         // The node's sleep set on entry, by thread name: its summary is relative to it.
         let asleep = if self.setup.wp_on {
-            self.sleep_key_of(&st, &sleep)
+            self.sleep_key_of(st, &sleep)
         } else {
             SleepKey::new()
         };
-        let key_hash = if self.setup.wp_on {
+        // Computing the key again was a tenth of reorder_5's search; `st` and the
+        // terms' shapes do not change, so a kept key is the same key.
+        let (key_hash, kept_key) = if self.setup.wp_on {
             let key = st.key(&self.pool);
-            if let Some(sub) = self.try_prune(&st, &key, &asleep, &clocks) {
+            if let Some(sub) = self.try_prune(st, &key, &asleep, &clocks) {
                 return sub;
             }
-            Some(key_hash(&key))
+            let hash = key_hash(&key);
+            (Some(hash), (key.len() <= KEPT_KEY_WORDS).then_some(key))
         } else {
-            None
+            (None, None)
         };
         // Optimal DPOR: the branches of the parent's wakeup tree this node follows. A
         // branch whose thread is asleep here is covered; one whose thread is not enabled
@@ -328,7 +336,7 @@ impl<'p> Engine<'p> {
                 break;
             }
             self.search.dpor.nodes[idx].done.insert(t);
-            if !self.within_preemption_bound(idx, &st, t) {
+            if !self.within_preemption_bound(idx, st, t) {
                 continue;
             }
             let (trace, inputs) = (self.path.trace.len(), self.path.inputs.len());
@@ -350,7 +358,7 @@ impl<'p> Engine<'p> {
                 wp = self.conjoin_below(wp, sub.wp, &rw);
             }
             if dpor {
-                if let Some(f) = self.pending_footprint(&st, t) {
+                if let Some(f) = self.pending_footprint(st, t) {
                     let n = &mut self.search.dpor.nodes[idx];
                     n.sleep.push((t, f));
                     if cut {
@@ -380,8 +388,8 @@ impl<'p> Engine<'p> {
                 }
                 return Sub { wp, rw };
             }
-            let key = st.key(&self.pool);
-            self.record_summary(&st, key, wp, &asleep, &rw);
+            let key = kept_key.unwrap_or_else(|| st.key(&self.pool));
+            self.record_summary(st, key, wp, &asleep, &rw);
         }
         Sub { wp, rw }
     }
@@ -796,15 +804,18 @@ impl<'p> Engine<'p> {
     fn concrete_summary(&mut self, st: &State, phi: TermId) -> Option<bool> {
         let vars = self.pool.vars_cached(phi);
         let by_key = st.tids_by_key();
-        let mut env = super::model::Assignment::default();
+        // Parallel to `vars` (sorted by variable): a variable listed twice (two widths)
+        // cannot match both, so each variable is listed once past the loop.
+        let mut values = Vec::with_capacity(vars.len());
         for &(var, width) in vars.iter() {
             let value = self.state_value(st, &by_key, var)?;
             if self.pool.width(value) != width {
                 return None;
             }
-            env.set(var, self.pool.as_bv(value)?);
+            values.push(self.pool.as_bv(value)?);
         }
-        env.holds(&self.pool, phi)
+        let order = self.pool.topological_cached(phi);
+        super::model::eval_listed(&self.pool, &order, &vars, &values).map(|v| v != 0)
     }
 
     /// The term a state variable of a summary stands for in `st`; `None` for inputs and

@@ -416,9 +416,11 @@ impl State {
     /// them ([`RawIds`]: as they are; `carry`'s stable names: across program versions).
     pub fn key_with(&self, pool: &TermPool, ids: &dyn KeyIds) -> Vec<u64> {
         let mut k = KeyWriter {
-            words: Vec::new(),
+            words: Vec::with_capacity(128),
             ids,
         };
+        // One buffer for every frame's registers (allocated once per key).
+        let mut regs: Vec<(u64, Shape)> = Vec::new();
         k.put(self.threads.len() as u64);
         for th in &self.threads {
             k.put(ids.thread(th.key));
@@ -434,17 +436,18 @@ impl State {
                     k.put(u64::from(n));
                 }
                 // Registers by name, so a renumbering between versions keeps the key.
-                let mut regs: Vec<(u64, Shape)> = f
-                    .regs
-                    .iter()
-                    .enumerate()
-                    .map(|(i, r)| (i, r.shape(pool)))
-                    .filter(|(_, s)| ids.int_regs() || !matches!(s, Shape::Int(_)))
-                    .map(|(i, s)| (ids.reg(f.func, i), s))
-                    .collect();
+                regs.clear();
+                regs.extend(
+                    f.regs
+                        .iter()
+                        .enumerate()
+                        .map(|(i, r)| (i, r.shape(pool)))
+                        .filter(|(_, s)| ids.int_regs() || !matches!(s, Shape::Int(_)))
+                        .map(|(i, s)| (ids.reg(f.func, i), s)),
+                );
                 regs.sort_by_key(|(name, _)| *name);
                 k.put(regs.len() as u64);
-                for (name, shape) in regs {
+                for &(name, shape) in &regs {
                     k.put(name);
                     k.shape(shape);
                 }

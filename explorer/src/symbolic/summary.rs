@@ -1023,6 +1023,15 @@ mod tests {
                 bits |= var_bloom(v);
             }
             let folded = substitute(&mut p, phi, &map, bits);
+            // As `Engine::concrete_summary` evaluates: the cached order, the values by
+            // the position of their variable in `vars_cached`.
+            let values: Vec<u64> = vars
+                .iter()
+                .map(|&(v, w)| crate::symbolic::term::mask(env.get(v), w))
+                .collect();
+            let order = p.topological_cached(phi);
+            let listed = crate::symbolic::model::eval_listed(&p, &order, &vars, &values);
+            assert_eq!(listed.map(|v| v != 0), env.holds(&p, phi));
             if let (Some(direct), Some(by_folding)) = (env.holds(&p, phi), p.as_bool(folded)) {
                 assert_eq!(direct, by_folding, "{}", p.display(phi));
                 compared += 1;

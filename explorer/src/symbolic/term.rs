@@ -128,6 +128,10 @@ pub struct TermPool {
     /// instantiated at every node whose key it names; walking its DAG each time was a
     /// fifth of reorder_5's search).
     vars_memo: rustc_hash::FxHashMap<TermId, std::rc::Rc<[(Var, u8)]>>,
+    /// [`super::model::topological`] of the terms asked for by
+    /// [`TermPool::topological_cached`] (a summary is evaluated at every node whose key
+    /// it names; walking, hashing and sorting its DAG each time was most of the cost).
+    topo_memo: rustc_hash::FxHashMap<TermId, std::rc::Rc<[TermId]>>,
 }
 
 /// FxHash with a final avalanche (murmur3's `fmix64`): term nodes are tuples of small
@@ -685,13 +689,34 @@ impl TermPool {
         self.intern(Node::Fp(op, a, b), sort)
     }
 
-    /// [`TermPool::vars`], computed once per term.
+    /// [`TermPool::vars`], computed once per term (from its cached
+    /// [`TermPool::topological_cached`] order, which holds every subterm once: the
+    /// concrete prune check asks for both, and one walk of the DAG is enough).
     pub fn vars_cached(&mut self, t: TermId) -> std::rc::Rc<[(Var, u8)]> {
         if let Some(v) = self.vars_memo.get(&t) {
             return v.clone();
         }
-        let v: std::rc::Rc<[(Var, u8)]> = self.vars(t).into();
+        let order = self.topological_cached(t);
+        let mut vars: Vec<(Var, u8)> = order
+            .iter()
+            .filter_map(|&x| match *self.node(x) {
+                Node::Var { var, width } => Some((var, width)),
+                _ => None,
+            })
+            .collect();
+        vars.sort();
+        let v: std::rc::Rc<[(Var, u8)]> = vars.into();
         self.vars_memo.insert(t, v.clone());
+        v
+    }
+
+    /// [`super::model::topological`], computed once per term.
+    pub fn topological_cached(&mut self, t: TermId) -> std::rc::Rc<[TermId]> {
+        if let Some(v) = self.topo_memo.get(&t) {
+            return v.clone();
+        }
+        let v: std::rc::Rc<[TermId]> = super::model::topological(self, t).into();
+        self.topo_memo.insert(t, v.clone());
         v
     }
 
