@@ -430,7 +430,7 @@ impl<'p> Engine<'p> {
                         .enumerate()
                         .filter(|&(_, &c)| events.get(c as usize).is_some_and(|e| e.tid == t))
                         .map(|(i, _)| (changes.len() - i) as u64)
-                        .last();
+                        .next_back();
                     match lowered {
                         Some(level) => (rank(t), false, level),
                         None if *rotate => (rank(t), true, (n - (t + n - last - 1) % n) as u64),
