@@ -18,6 +18,7 @@
 //!            "type_a_cuts", "type_b_branches", "type_b_races", "blocked_runs", "cycles",
 //!            "spin_parks", "awaits", "probe_blocked_runs",
 //!            "probe_runs", "probe_partial_runs", "probe_states", "probe_time_ms",
+//!            "probe_schedules", "probe_thread_bounds",
 //!            "solver_queries", "solver_cache_hits", "solver_time_ms", "time_ms"}}
 //! ```
 //!
@@ -153,6 +154,18 @@ pub struct Args {
     /// time budget, counted in the stats as `probe_*`).
     #[arg(long)]
     pub no_probe: bool,
+    /// After the non-preemptive probe, when it found nothing, do not probe other
+    /// schedules (the newest thread first, then up to 64 priority schedules with random
+    /// priorities and up to 2 preemptions, PCT: at most 20,000 states and another tenth
+    /// of the time budget, counted in the stats as `probe_*`).
+    #[arg(long)]
+    pub no_probe_schedules: bool,
+    /// After those schedules, when a probe run created more than 3 threads, do not run
+    /// the search with runs cut at 3, 4, ... 8 threads (the probe's thread-bounded
+    /// searches: at most 50,000 states each and another tenth of the time budget,
+    /// counted in the stats as `probe_*`; only a violation is taken from them).
+    #[arg(long)]
+    pub no_probe_thread_bounds: bool,
     /// Memory budget in MiB: live heap blocks beyond it end a path, and a search whose
     /// resident memory exceeds it stops; the verdict is then `unknown` naming `memory`.
     #[arg(long, value_name = "MIB", default_value_t = 4096)]
@@ -614,6 +627,8 @@ fn config(args: &Args, driver: &Driver) -> Result<Config> {
     c.spin_loops = !args.no_spin_reduction;
     c.await_assumes = !args.no_await_reduction;
     c.probe = !args.no_probe;
+    c.probe_schedules = !args.no_probe_schedules;
+    c.probe_thread_bounds = !args.no_probe_thread_bounds;
     c.max_memory = args.max_memory.saturating_mul(1 << 20);
     c.args = args.program_args.clone();
     c.symbolic_args = args.symbolic_args;

@@ -108,6 +108,8 @@ pub struct Setup<'p> {
     /// This engine is the probe (`probe`): one thread per node, the previous step's
     /// while it is enabled; no race detection, no backtracking.
     pub probe: bool,
+    /// How the probe picks its one thread per node (see [`super::probe::ProbeOrder`]).
+    pub probe_order: super::probe::ProbeOrder,
 }
 
 /// What the search keeps across paths: the DPOR stack, the summaries, the nodes on the
@@ -233,6 +235,7 @@ impl<'p> Engine<'p> {
                     )
                 }),
                 probe: false,
+                probe_order: super::probe::ProbeOrder::RoundRobin,
             },
             path: CurrentPath::default(),
             search,

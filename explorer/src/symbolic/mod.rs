@@ -338,6 +338,15 @@ pub struct Config {
     /// thread runs while it is enabled) within a small budget, and report a violation it
     /// finds without the search (see `probe`). Default: true.
     pub probe: bool,
+    /// After the non-preemptive probe, when it found nothing: probe other schedules
+    /// within a small budget (the newest thread first, then priority schedules with
+    /// random priorities and change points, PCT; see `probe`). Needs `probe`.
+    /// Default: true.
+    pub probe_schedules: bool,
+    /// After the probe's schedules, when they found nothing and a run created more than
+    /// three threads: DPOR searches that cut runs at 3, 4, ... threads (see `probe`),
+    /// within a small budget. Needs `probe`. Default: true.
+    pub probe_thread_bounds: bool,
     /// Told how far the search has come about once a second (the library prints nothing
     /// itself: a progress display is the caller's). Default: `None`.
     pub progress: Option<ProgressObserver>,
@@ -405,6 +414,8 @@ impl Default for Config {
             context: None,
             preemption_bound: None,
             probe: true,
+            probe_schedules: true,
+            probe_thread_bounds: true,
             progress: None,
         }
     }
@@ -596,6 +607,18 @@ pub struct SearchStats {
     pub probe_blocked_runs: u64,
     pub probe_states: u64,
     pub probe_time_ms: f64,
+    /// Schedules the probe tried besides the non-preemptive one (`probe`: the newest
+    /// thread first, then priority schedules); their runs, partial runs, states and time
+    /// are in the `probe_*` figures.
+    pub probe_schedules: u64,
+    /// Thread-bounded searches the probe ran (`probe`: DPOR with at most 3, 4, ...
+    /// threads in a run, for a program whose runs create more); their work is in the
+    /// `probe_*` figures.
+    pub probe_thread_bounds: u64,
+    /// The most threads one run created or tried to create (main included; not
+    /// reported: the probe reads it to decide whether a thread bound is worth a search).
+    #[serde(skip)]
+    pub most_threads: u64,
     pub solver_queries: u64,
     pub solver_cache_hits: u64,
     pub solver_time_ms: f64,

@@ -30,9 +30,29 @@
 //!
 //! It runs for `dpor` and `dpor+ag` ([`Config::probe`]); never for the baseline, which is
 //! the unreduced reference (and what a preemption bound runs).
+//!
+//! **Other schedules** ([`Config::probe_schedules`], session 10). The non-preemptive run
+//! always takes the *oldest* waiting thread at a switch, and `main`'s return (which ends
+//! the program) as soon as `main` gets there. A bug that needs the threads created last
+//! to run before the first, or the threads to run before `main` returns (fkp2013,
+//! nondet-loop-bound: `main` creates a checker and then n incrementers, and returns), or
+//! one or two preemptions at the right places (32_pthread5_vs), is not on it. When the
+//! non-preemptive probe found nothing, the same engine then tries more schedules, each
+//! one thread per node ([`ProbeOrder`]): first the non-preemptive schedule that takes the
+//! *newest* thread at a switch, then priority schedules (PCT, Burckhardt et al., ASPLOS
+//! 2010: random thread priorities with 0, 1 or 2 change points, each a preemption), from
+//! a fixed sequence of seeds (the same program gets the same schedules). In every one the
+//! step that ends the program runs only when no other thread can. Their budget is their
+//! own: at most [`SCHEDULES`] schedules, [`SCHEDULES_MAX_STATES`] states together (and
+//! each [`SCHEDULE_MAX_STATES`]), and another [`probe_time`] of the time budget. Their
+//! violations are reported exactly as the first probe's (witness replayed first), their
+//! work counted in the same `probe_*` figures (`probe_schedules`: how many ran). They
+//! only ever add violations: a schedule that finds nothing leaves the search as it was,
+//! so no verdict other than `Violation` can come from them.
 
 use super::engine::Engine;
-use super::{Config, SearchOutcome, SearchStats, Strategy, Verdict, VerifyError};
+use super::state::{State, Status, Tid};
+use super::{Config, Found, Reason, SearchOutcome, SearchStats, Strategy, Verdict, VerifyError};
 use analysis::ir::Program;
 use std::time::{Duration, Instant};
 
@@ -77,12 +97,9 @@ pub fn search_with_probe(prog: &Program, config: &Config) -> Result<SearchOutcom
         return Engine::new(prog, config)?.search();
     }
     let started = Instant::now();
-    let probe_cfg = probe_config(config);
-    let mut probe = Engine::new(prog, &probe_cfg)?;
-    probe.setup.probe = true;
-    let probed = probe.search()?;
+    let probed = probe(prog, config)?;
     let probe_time_ms = started.elapsed().as_secs_f64() * 1000.0;
-    if probed.verdict == Verdict::Violation && !config.all_violations {
+    if !probed.violations.is_empty() && !config.all_violations {
         return Ok(decided_by_probe(probed, config, probe_time_ms));
     }
     let mut search = Engine::new(prog, config)?;
@@ -104,8 +121,156 @@ pub fn search_with_probe(prog: &Program, config: &Config) -> Result<SearchOutcom
     Ok(outcome)
 }
 
+/// What the probe found, over all the schedules it tried.
+struct Probed {
+    violations: Vec<Found>,
+    /// The sums of its engines' statistics (`probe_schedules`: the schedules besides the
+    /// non-preemptive one).
+    stats: SearchStats,
+}
+
+impl Probed {
+    fn add(&mut self, outcome: SearchOutcome) {
+        let s = &outcome.stats;
+        self.stats.runs += s.runs;
+        self.stats.partial_runs += s.partial_runs;
+        self.stats.states += s.states;
+        self.stats.solver_queries += s.solver_queries;
+        self.stats.solver_cache_hits += s.solver_cache_hits;
+        self.stats.solver_time_ms += s.solver_time_ms;
+        self.stats.most_threads = self.stats.most_threads.max(s.most_threads);
+        for found in outcome.violations {
+            let known = self
+                .violations
+                .iter()
+                .any(|f| f.kind == found.kind && f.span == found.span);
+            if !known {
+                self.violations.push(found);
+            }
+        }
+    }
+}
+
+/// One probe engine over `order`, under `cfg` (a probe configuration).
+fn probe_once(
+    prog: &Program,
+    cfg: &Config,
+    order: ProbeOrder,
+) -> Result<SearchOutcome, VerifyError> {
+    let mut engine = Engine::new(prog, cfg)?;
+    engine.setup.probe = true;
+    engine.setup.probe_order = order;
+    engine.search()
+}
+
+/// The whole probe: the non-preemptive schedule, then (with `probe_schedules`, when it
+/// found nothing) the other schedules ([`schedules`]) within their own budget.
+fn probe(prog: &Program, config: &Config) -> Result<Probed, VerifyError> {
+    let first_cfg = probe_config(config);
+    let first = probe_once(prog, &first_cfg, ProbeOrder::RoundRobin)?;
+    let length = run_length(&first.stats);
+    let mut probed = Probed {
+        violations: Vec::new(),
+        stats: SearchStats::default(),
+    };
+    probed.add(first);
+    if !probed.violations.is_empty() && !config.all_violations {
+        return Ok(probed);
+    }
+    if !config.probe_schedules {
+        if config.probe_thread_bounds {
+            thread_bounded(prog, config, &mut probed)?;
+        }
+        return Ok(probed);
+    }
+    let started = Instant::now();
+    let time = probe_time(config.timeout);
+    let state_budget = config
+        .max_states
+        .map_or(SCHEDULES_MAX_STATES, |m| m.min(SCHEDULES_MAX_STATES));
+    let first_states = probed.stats.states;
+    let run_states = (length * 4).clamp(SCHEDULE_MIN_STATES, SCHEDULE_MAX_STATES);
+    for order in schedules(length).take(SCHEDULES) {
+        let left_time = time.saturating_sub(started.elapsed());
+        let left_states = state_budget.saturating_sub(probed.stats.states - first_states);
+        if left_time.is_zero() || left_states == 0 {
+            break;
+        }
+        let cfg = Config {
+            max_states: Some(left_states.min(run_states)),
+            timeout: Some(left_time),
+            ..first_cfg.clone()
+        };
+        let outcome = probe_once(prog, &cfg, order)?;
+        probed.stats.probe_schedules += 1;
+        probed.add(outcome);
+        if !probed.violations.is_empty() && !config.all_violations {
+            return Ok(probed);
+        }
+    }
+    if config.probe_thread_bounds {
+        thread_bounded(prog, config, &mut probed)?;
+    }
+    Ok(probed)
+}
+
+/// Thread bounds the probe searches under, in this order.
+pub const THREAD_BOUNDS: [usize; 6] = [3, 4, 5, 6, 7, 8];
+
+/// Scheduling nodes of each thread-bounded search.
+pub const THREAD_BOUND_MAX_STATES: u64 = 50_000;
+
+/// The thread-bounded searches (session 10): for a program one of whose probe runs
+/// created more threads than a bound in [`THREAD_BOUNDS`], the search itself (the
+/// config's strategy, reductions and checks) with `max_threads` at that bound, smallest
+/// first, within another [`probe_time`] and [`THREAD_BOUND_MAX_STATES`] states each. A
+/// bug that needs few threads of a program that creates many (32_pthread5_vs: `main`
+/// creates threads forever, the bug needs three of them) is in a far smaller search
+/// there. A search that cut no run at its bound, or stopped at another bound (time,
+/// states), ends the phase: a larger bound would not do better. Only violations are
+/// taken from them; finding none says nothing (the searches' own verdicts are dropped).
+fn thread_bounded(prog: &Program, config: &Config, probed: &mut Probed) -> Result<(), VerifyError> {
+    let started = Instant::now();
+    let time = probe_time(config.timeout);
+    let most = probed.stats.most_threads as usize;
+    for bound in THREAD_BOUNDS {
+        let left = time.saturating_sub(started.elapsed());
+        if bound >= most || bound >= config.max_threads || left.is_zero() {
+            break;
+        }
+        let cfg = Config {
+            max_threads: bound,
+            timeout: Some(left),
+            max_states: Some(
+                config
+                    .max_states
+                    .map_or(THREAD_BOUND_MAX_STATES, |m| m.min(THREAD_BOUND_MAX_STATES)),
+            ),
+            probe: false,
+            carry: None,
+            progress: None,
+            ..config.clone()
+        };
+        let outcome = Engine::new(prog, &cfg)?.search()?;
+        probed.stats.probe_thread_bounds += 1;
+        let cut = outcome
+            .incomplete
+            .iter()
+            .any(|i| i.reason == Reason::MaxThreads);
+        let stopped = outcome
+            .incomplete
+            .iter()
+            .any(|i| i.reason != Reason::MaxThreads);
+        probed.add(outcome);
+        if (!probed.violations.is_empty() && !config.all_violations) || !cut || stopped {
+            break;
+        }
+    }
+    Ok(())
+}
+
 /// The outcome when the probe found the violation: the search did not run.
-fn decided_by_probe(probed: SearchOutcome, config: &Config, time_ms: f64) -> SearchOutcome {
+fn decided_by_probe(probed: Probed, config: &Config, time_ms: f64) -> SearchOutcome {
     let mut stats = SearchStats::default();
     add_probe(&mut stats, &probed.stats, time_ms);
     stats.time_ms = time_ms;
@@ -127,9 +292,156 @@ fn add_probe(stats: &mut SearchStats, probe: &SearchStats, time_ms: f64) {
     stats.probe_blocked_runs = probe.blocked_runs;
     stats.probe_states = probe.states;
     stats.probe_time_ms = time_ms;
+    stats.probe_schedules = probe.probe_schedules;
+    stats.probe_thread_bounds = probe.probe_thread_bounds;
     stats.solver_queries += probe.solver_queries;
     stats.solver_cache_hits += probe.solver_cache_hits;
     stats.solver_time_ms += probe.solver_time_ms;
+}
+
+/// Schedules the probe tries after the non-preemptive one, at most.
+pub const SCHEDULES: usize = 64;
+
+/// Scheduling nodes those schedules may visit, all together.
+pub const SCHEDULES_MAX_STATES: u64 = 20_000;
+
+/// Scheduling nodes one of those schedules may visit: four times the non-preemptive
+/// probe's average run, within these bounds (a run that does not end, such as a `main`
+/// that creates threads forever, stops there).
+pub const SCHEDULE_MIN_STATES: u64 = 1_000;
+pub const SCHEDULE_MAX_STATES: u64 = 5_000;
+
+/// How the probe picks the one thread it runs at a node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ProbeOrder {
+    /// Non-preemptive: the previous step's thread while it is enabled, else the next
+    /// enabled one after it in id order (round-robin). The first probe.
+    RoundRobin,
+    /// Non-preemptive, but at a switch the newest enabled thread (the highest id), and
+    /// the step that ends the program (`main`'s return) only when nothing else can run.
+    /// A bug that needs the threads created last to run first, each uninterrupted, before
+    /// the first one (fkp2013: 50 increments, then the check) is its first run.
+    Newest,
+    /// A priority schedule (PCT: Burckhardt, Kothari, Musuvathi and Nagarakatte, ASPLOS
+    /// 2010): the enabled thread of the highest priority runs. A thread's priority is a
+    /// hash of `seed` and its id; the thread that takes step `changes[i]` of the path
+    /// drops below every initial priority (later change points lower), so a schedule has
+    /// `changes.len()` preemptions at most besides those a created thread of higher
+    /// priority makes. The step that ends the program runs only when nothing else can.
+    /// With `rotate`, the schedule is non-preemptive up to the first change point; from
+    /// there the threads no change point lowered share the top priority and take turns
+    /// step by step (round-robin from the previous step's thread, every step a switch):
+    /// the strict alternation of two threads while a third waits (fib_bench's and
+    /// triangular's longest runs: `main` creates both, is lowered, and reads last).
+    Priorities {
+        seed: u64,
+        changes: Vec<u32>,
+        rotate: bool,
+    },
+}
+
+/// The schedules after the non-preemptive one, for runs of about `length` steps: the
+/// newest thread first, then priority schedules with 0, 1, 2, 0, 1, 2, ... change points
+/// at steps drawn in `0..length`, every other one rotating (a fixed sequence of seeds:
+/// the same program gets the same schedules).
+pub fn schedules(length: u64) -> impl Iterator<Item = ProbeOrder> {
+    let length = length.max(1);
+    std::iter::once(ProbeOrder::Newest).chain((1u64..).map(move |i| {
+        let seed = mix(i);
+        let changes = (0..i % 3)
+            .map(|c| (mix(seed ^ (c + 1)) % length) as u32)
+            .collect();
+        ProbeOrder::Priorities {
+            seed,
+            changes,
+            rotate: i % 2 == 0,
+        }
+    }))
+}
+
+/// The non-preemptive probe's average run length in steps (its states per run).
+fn run_length(stats: &SearchStats) -> u64 {
+    stats.states / (stats.runs + stats.partial_runs).max(1)
+}
+
+/// SplitMix64's finaliser: a well-mixed hash of `x`.
+fn mix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+impl<'p> Engine<'p> {
+    /// The probe's thread at a node with state `st` and `enabled` threads (in id
+    /// order), by [`super::engine::Setup::probe_order`].
+    pub(crate) fn probe_choice(&self, st: &State, enabled: &[Tid]) -> Option<Tid> {
+        let last = self.search.dpor.events.last().map_or(0, |e| e.tid);
+        let order = &self.setup.probe_order;
+        if *order == ProbeOrder::RoundRobin {
+            return enabled
+                .iter()
+                .copied()
+                .find(|&t| t >= last)
+                .or_else(|| enabled.first().copied());
+        }
+        // A thread woken only spuriously runs when no other can; the step that ends the
+        // program, when nothing else can.
+        let rank = |t: Tid| -> u8 {
+            if matches!(
+                st.threads[t].status,
+                Status::Ending {
+                    exit_program: true,
+                    ..
+                }
+            ) {
+                0
+            } else if !self.is_enabled_without_wakeup(st, t) {
+                1
+            } else {
+                2
+            }
+        };
+        match order {
+            ProbeOrder::RoundRobin => None,
+            ProbeOrder::Newest => {
+                if enabled.contains(&last) && rank(last) == 2 {
+                    return Some(last);
+                }
+                enabled.iter().copied().max_by_key(|&t| (rank(t), t))
+            }
+            ProbeOrder::Priorities {
+                seed,
+                changes,
+                rotate,
+            } => {
+                let events = &self.search.dpor.events;
+                // Rotating: non-preemptive up to the first change point.
+                let first = changes.iter().min().map_or(0, |&c| c as usize + 1);
+                if *rotate && events.len() < first && enabled.contains(&last) && rank(last) == 2 {
+                    return Some(last);
+                }
+                let n = st.threads.len().max(1);
+                // (rank, not lowered, priority): a lowered thread's priority is its
+                // latest change point's level (later change points lower); the others'
+                // is the seed's hash, or with `rotate` their turn after `last`.
+                let key = |t: Tid| -> (u8, bool, u64) {
+                    let lowered = changes
+                        .iter()
+                        .enumerate()
+                        .filter(|&(_, &c)| events.get(c as usize).is_some_and(|e| e.tid == t))
+                        .map(|(i, _)| (changes.len() - i) as u64)
+                        .next_back();
+                    match lowered {
+                        Some(level) => (rank(t), false, level),
+                        None if *rotate => (rank(t), true, (n - (t + n - last - 1) % n) as u64),
+                        None => (rank(t), true, mix(seed ^ mix(t as u64))),
+                    }
+                };
+                enabled.iter().copied().max_by_key(|&t| (key(t), t))
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -163,6 +475,41 @@ mod tests {
         c.probe = true;
         c.preemption_bound = Some(2);
         assert!(!probe_applies(&c));
+    }
+
+    #[test]
+    fn the_schedules_are_newest_first_then_seeded_priorities_with_up_to_two_changes() {
+        let all: Vec<ProbeOrder> = schedules(40).take(SCHEDULES).collect();
+        assert_eq!(all.len(), SCHEDULES);
+        assert_eq!(all[0], ProbeOrder::Newest);
+        let mut seeds = std::collections::BTreeSet::new();
+        for (i, order) in all.iter().enumerate().skip(1) {
+            let ProbeOrder::Priorities { seed, changes, .. } = order else {
+                panic!("schedule {i} is {order:?}");
+            };
+            assert_eq!(changes.len(), i % 3, "{order:?}");
+            assert!(changes.iter().all(|&c| c < 40), "{order:?}");
+            seeds.insert(*seed);
+        }
+        assert_eq!(seeds.len(), SCHEDULES - 1, "every seed differs");
+        // The same program gets the same schedules.
+        assert_eq!(all, schedules(40).take(SCHEDULES).collect::<Vec<_>>());
+        // A run of no steps still gets change points (at step 0).
+        assert!(schedules(0)
+            .take(4)
+            .all(|o| !matches!(o, ProbeOrder::Priorities { changes, .. } if changes.iter().any(|&c| c > 0))));
+    }
+
+    #[test]
+    fn the_run_length_is_the_states_per_run() {
+        let stats = SearchStats {
+            runs: 2,
+            partial_runs: 2,
+            states: 400,
+            ..SearchStats::default()
+        };
+        assert_eq!(run_length(&stats), 100);
+        assert_eq!(run_length(&SearchStats::default()), 0);
     }
 
     #[test]

@@ -262,15 +262,8 @@ impl<'p> Engine<'p> {
             }
         }
         let mut initial: BTreeSet<Tid> = if probe {
-            // Non-preemptive: the previous step's thread while it is enabled, else the
-            // next enabled one after it (no sleep sets: one thread per node).
-            let last = self.search.dpor.events.last().map_or(0, |e| e.tid);
-            let next = enabled
-                .iter()
-                .copied()
-                .find(|&t| t >= last)
-                .or_else(|| enabled.first().copied());
-            match next {
+            // One thread per node, as the probe's order picks it (no sleep sets).
+            match self.probe_choice(&st, &enabled) {
                 Some(t) => BTreeSet::from([t]),
                 None => return self.nothing(),
             }

@@ -50,6 +50,8 @@ impl<'p> Engine<'p> {
             return Flow::End(End::Unsupported(what));
         }
         let child = st.threads.len();
+        let most = &mut self.search.stats.most_threads;
+        *most = (*most).max(child as u64 + 1);
         if child >= self.setup.cfg.max_threads {
             let detail = format!(
                 "a run created more than {} threads (at {})",

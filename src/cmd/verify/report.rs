@@ -269,8 +269,13 @@ pub(super) fn to_text(
     if st.probe_states > 0 {
         let _ = writeln!(
             s,
-            "probe (non-preemptive schedule first): {} runs, {} partial runs, {} states, {:.1} ms",
-            st.probe_runs, st.probe_partial_runs, st.probe_states, st.probe_time_ms
+            "probe (non-preemptive schedule first, then {} other schedules, {} thread-bounded searches): {} runs, {} partial runs, {} states, {:.1} ms",
+            st.probe_schedules,
+            st.probe_thread_bounds,
+            st.probe_runs,
+            st.probe_partial_runs,
+            st.probe_states,
+            st.probe_time_ms
         );
     }
     if st.slice_skips > 0 {
