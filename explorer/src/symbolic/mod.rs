@@ -615,6 +615,10 @@ pub struct SearchStats {
     /// threads in a run, for a program whose runs create more); their work is in the
     /// `probe_*` figures.
     pub probe_thread_bounds: u64,
+    /// Short searches the probe ran before its further phases and found unfinished (see
+    /// `probe`: one, of at most a tenth of the timeout and 1 s; its work is in the
+    /// `probe_*` figures).
+    pub probe_quick_searches: u64,
     /// The most threads one run created or tried to create (main included; not
     /// reported: the probe reads it to decide whether a thread bound is worth a search).
     #[serde(skip)]

@@ -31,6 +31,14 @@
 //! It runs for `dpor` and `dpor+ag` ([`Config::probe`]); never for the baseline, which is
 //! the unreduced reference (and what a preemption bound runs).
 //!
+//! **A short search first.** The further phases below cost up to two tenths of the
+//! timeout, which a program the search decides in a moment would pay for nothing. So
+//! when they are on, the search itself runs first within [`quick_time`] (a tenth of the
+//! timeout, at most 1 s; counted as `probe_quick_searches` and in the `probe_*` figures
+//! when it does not finish): a verdict it reaches (SAFE, or a violation) is the outcome,
+//! and only when it ends UNKNOWN (its time ran out, or another bound cut it) do the
+//! further phases run, then the search from the start, against the overall deadline.
+//!
 //! **Other schedules** ([`Config::probe_schedules`], session 10). The non-preemptive run
 //! always takes the *oldest* waiting thread at a switch, and `main`'s return (which ends
 //! the program) as soon as `main` gets there. A bug that needs the threads created last
@@ -97,14 +105,58 @@ pub fn search_with_probe(prog: &Program, config: &Config) -> Result<SearchOutcom
         return Engine::new(prog, config)?.search();
     }
     let started = Instant::now();
-    let probed = probe(prog, config)?;
+    let (mut probed, length) = probe_first(prog, config)?;
+    let further = config.probe_schedules || config.probe_thread_bounds;
+    if further && (probed.violations.is_empty() || config.all_violations) {
+        // Most programs are decided by a short search, which the further phases would
+        // only slow down: they run when it is not enough.
+        let first_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let quick = quick_search(prog, config, started)?;
+        // An UNKNOWN at any bound is not decided: the further phases may still find a
+        // violation there (32_pthread5_vs: the thread bound).
+        let decided =
+            quick.incomplete.is_empty() || (!quick.violations.is_empty() && !config.all_violations);
+        if decided {
+            return Ok(with_probe(quick, probed, first_ms));
+        }
+        probed.add(quick);
+        probed.stats.probe_quick_searches += 1;
+        probe_further(prog, config, &mut probed, length)?;
+    }
     let probe_time_ms = started.elapsed().as_secs_f64() * 1000.0;
     if !probed.violations.is_empty() && !config.all_violations {
         return Ok(decided_by_probe(probed, config, probe_time_ms));
     }
     let mut search = Engine::new(prog, config)?;
     search.restart_budget_at(started);
-    let mut outcome = search.search()?;
+    let outcome = search.search()?;
+    Ok(with_probe(outcome, probed, probe_time_ms))
+}
+
+/// The longest short search: a tenth of the timeout, at most 1 s.
+pub fn quick_time(timeout: Option<Duration>) -> Duration {
+    let most = Duration::from_secs(1);
+    timeout.map_or(most, |t| (t / 10).min(most))
+}
+
+/// The search itself (the config's strategy, reductions, summaries and checks) within
+/// [`quick_time`] from now: what it finishes is the verdict, and nothing else runs.
+fn quick_search(
+    prog: &Program,
+    config: &Config,
+    started: Instant,
+) -> Result<SearchOutcome, VerifyError> {
+    let mut short = config.clone();
+    let ends = started.elapsed() + quick_time(config.timeout);
+    short.timeout = Some(config.timeout.map_or(ends, |t| t.min(ends)));
+    let mut search = Engine::new(prog, &short)?;
+    search.restart_budget_at(started);
+    search.search()
+}
+
+/// `outcome` of a search, with the probe's work (`probe_time_ms` of it) counted and its
+/// violations added.
+fn with_probe(mut outcome: SearchOutcome, probed: Probed, probe_time_ms: f64) -> SearchOutcome {
     add_probe(&mut outcome.stats, &probed.stats, probe_time_ms);
     for found in probed.violations {
         let known = outcome
@@ -118,7 +170,7 @@ pub fn search_with_probe(prog: &Program, config: &Config) -> Result<SearchOutcom
     if !outcome.violations.is_empty() {
         outcome.verdict = Verdict::Violation;
     }
-    Ok(outcome)
+    outcome
 }
 
 /// What the probe found, over all the schedules it tried.
@@ -163,25 +215,33 @@ fn probe_once(
     engine.search()
 }
 
-/// The whole probe: the non-preemptive schedule, then (with `probe_schedules`, when it
-/// found nothing) the other schedules ([`schedules`]) within their own budget.
-fn probe(prog: &Program, config: &Config) -> Result<Probed, VerifyError> {
-    let first_cfg = probe_config(config);
-    let first = probe_once(prog, &first_cfg, ProbeOrder::RoundRobin)?;
+/// The non-preemptive schedule, and the length of its runs.
+fn probe_first(prog: &Program, config: &Config) -> Result<(Probed, u64), VerifyError> {
+    let first = probe_once(prog, &probe_config(config), ProbeOrder::RoundRobin)?;
     let length = run_length(&first.stats);
     let mut probed = Probed {
         violations: Vec::new(),
         stats: SearchStats::default(),
     };
     probed.add(first);
-    if !probed.violations.is_empty() && !config.all_violations {
-        return Ok(probed);
-    }
+    Ok((probed, length))
+}
+
+/// After a short search that did not finish: (with `probe_schedules`) the other
+/// schedules ([`schedules`]) within their own budget, then (with `probe_thread_bounds`)
+/// the thread-bounded searches.
+fn probe_further(
+    prog: &Program,
+    config: &Config,
+    probed: &mut Probed,
+    length: u64,
+) -> Result<(), VerifyError> {
+    let first_cfg = probe_config(config);
     if !config.probe_schedules {
         if config.probe_thread_bounds {
-            thread_bounded(prog, config, &mut probed)?;
+            thread_bounded(prog, config, probed)?;
         }
-        return Ok(probed);
+        return Ok(());
     }
     let started = Instant::now();
     let time = probe_time(config.timeout);
@@ -205,13 +265,13 @@ fn probe(prog: &Program, config: &Config) -> Result<Probed, VerifyError> {
         probed.stats.probe_schedules += 1;
         probed.add(outcome);
         if !probed.violations.is_empty() && !config.all_violations {
-            return Ok(probed);
+            return Ok(());
         }
     }
     if config.probe_thread_bounds {
-        thread_bounded(prog, config, &mut probed)?;
+        thread_bounded(prog, config, probed)?;
     }
-    Ok(probed)
+    Ok(())
 }
 
 /// Thread bounds the probe searches under, in this order.
@@ -294,6 +354,7 @@ fn add_probe(stats: &mut SearchStats, probe: &SearchStats, time_ms: f64) {
     stats.probe_time_ms = time_ms;
     stats.probe_schedules = probe.probe_schedules;
     stats.probe_thread_bounds = probe.probe_thread_bounds;
+    stats.probe_quick_searches = probe.probe_quick_searches;
     stats.solver_queries += probe.solver_queries;
     stats.solver_cache_hits += probe.solver_cache_hits;
     stats.solver_time_ms += probe.solver_time_ms;
