@@ -263,7 +263,7 @@ impl<'p> Engine<'p> {
         }
         let mut initial: BTreeSet<Tid> = if probe {
             // One thread per node, as the probe's order picks it (no sleep sets).
-            match self.probe_choice(&st, &enabled) {
+            match self.probe_choice(st, &enabled) {
                 Some(t) => BTreeSet::from([t]),
                 None => return self.nothing(),
             }
