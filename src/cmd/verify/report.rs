@@ -267,11 +267,19 @@ pub(super) fn to_text(
         st.time_ms
     );
     if st.probe_states > 0 {
+        // The further phases are named only when they ran (after a short search that
+        // left the verdict open).
+        let further = if st.probe_quick_searches > 0 {
+            format!(
+                "; then a short search, {} other schedules, {} thread-bounded searches",
+                st.probe_schedules, st.probe_thread_bounds
+            )
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             s,
-            "probe (non-preemptive schedule first, then {} other schedules, {} thread-bounded searches): {} runs, {} partial runs, {} states, {:.1} ms",
-            st.probe_schedules,
-            st.probe_thread_bounds,
+            "probe (non-preemptive schedule first{further}): {} runs, {} partial runs, {} states, {:.1} ms",
             st.probe_runs,
             st.probe_partial_runs,
             st.probe_states,
