@@ -1,7 +1,9 @@
 //! Theorem 1 of the assertion-guided paper as a differential test: the baseline search,
 //! DPOR, DPOR with predicate summaries, DPOR with summaries and the slice (§6.1's Type A
 //! cut and Type B pivots, with the slice `agx verify` computes), and the same with
-//! `--repair add` reach the same set of violated locations, on the random programs of
+//! `--repair add`, and the same restarted with the summaries of a short search cut at a
+//! few states (the probe's short search, `Config::probe_quick_states`) reach the same
+//! set of violated locations, on the random programs of
 //! `tests/common/gen.rs` (with summaries under sleep sets, and with sleep-free
 //! summaries only: `Config::sleep_summaries`) (shared with `tests/oracle/`, which checks the strategies
 //! against random concrete runs instead of against each other). A strategy that
@@ -9,7 +11,8 @@
 //! strategy found (all are replayed, hence real). Where every strategy finishes (the
 //! baseline aside, which often stops at its state budget), the runs explored must not
 //! grow with the reduction: `runs(dpor+ag) ≤ runs(dpor) ≤ runs(baseline)` (runs counting
-//! partial ones; not for `--repair add`, which may schedule threads DPOR alone would not).
+//! partial ones; not for `--repair add`, which may schedule threads DPOR alone would
+//! not).
 //!
 //! `AGX_DIFF_PROGRAMS=N` checks N programs (default 100, about two minutes in a debug
 //! build); `AGX_DIFF_SEED=S` starts at seed S. A second test applies the same rules to
@@ -61,6 +64,20 @@ fn run_with(
     if slice {
         c.relevant = Some(type_b_slice(program));
     }
+    c.all_violations = true;
+    c.timeout = Some(Duration::from_secs(5));
+    c.max_states = Some(20_000);
+    symbolic::verify(program, &c).unwrap_or_else(|e| panic!("verify failed: {e}"))
+}
+
+/// dpor+ag with the slice, whose probe's short search ends after `quick_states`
+/// scheduling nodes: the search then starts again with the short search's summaries.
+fn run_resumed(program: &analysis::ir::Program, quick_states: u64) -> SearchOutcome {
+    let mut c = Config::default();
+    c.strategy = Strategy::DporAg;
+    c.slice = true;
+    c.relevant = Some(type_b_slice(program));
+    c.probe_quick_states = Some(quick_states);
     c.all_violations = true;
     c.timeout = Some(Duration::from_secs(5));
     c.max_states = Some(20_000);
@@ -173,6 +190,10 @@ fn compare_strategies(name: &str, first: u64, count: u64, text: impl Fn(u64) -> 
         // `--repair add` may schedule threads DPOR alone would not: its runs are not
         // compared, its violations are.
         let ag_add = run(&program, Strategy::DporAg, true, Repair::Add);
+        // The search restarted after a short search cut at a few states, pruning with
+        // its summaries (`Engine::restart_with_summaries`).
+        let quick_states = 5 + seed % 40;
+        let ag_resumed = run_resumed(&program, quick_states);
         let all = [
             ("baseline", &base),
             ("dpor", &dpor),
@@ -180,6 +201,7 @@ fn compare_strategies(name: &str, first: u64, count: u64, text: impl Fn(u64) -> 
             ("dpor+ag, sleep-free summaries", &ag_free),
             ("dpor+ag+slice", &ag_slice),
             ("dpor+ag+slice --repair add", &ag_add),
+            ("dpor+ag+slice after a short search", &ag_resumed),
         ];
         let describe = || {
             all.iter()

@@ -7,7 +7,7 @@
 mod common;
 
 use bench::mutate::{mutate, Kind};
-use common::{agx_bin, process, project_root};
+use common::{agx_bin, process, project_root, stat};
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
@@ -27,12 +27,6 @@ fn verify(args: &[&str]) -> (i32, Option<Value>) {
     let report = serde_json::from_str(&done.stdout)
         .unwrap_or_else(|e| panic!("agx {all:?}: {e}\n{}\n{}", done.stdout, done.stderr));
     (code, Some(report))
-}
-
-fn stat(r: &Value, name: &str) -> u64 {
-    r["stats"][name]
-        .as_u64()
-        .unwrap_or_else(|| panic!("no {name}: {r}"))
 }
 
 fn fixture(name: &str) -> String {

@@ -123,34 +123,38 @@ fn the_probe_changes_no_verdict_and_no_search_count() {
     }
 }
 
+/// A short search that did not finish is not wasted: the search after it runs on its
+/// engine with its summaries (`Engine::restart_with_summaries`), reaches the verdict of
+/// a search without the probe, and explores fewer states than that search.
+#[test]
+fn the_search_after_a_short_search_prunes_what_that_one_explored() {
+    for check in ["counter <= 6", "counter >= 2"] {
+        let expected = Verdict::Safe;
+        let source = increments(3, check);
+        let off = verify(&source, "inc_resumed.c", |c| c.probe = false);
+        assert_eq!(off.verdict, expected, "{check}: {off:?}");
+        let half = off.stats.states / 2;
+        let on = verify(&source, "inc_resumed.c", |c| {
+            c.probe_quick_states = Some(half)
+        });
+        assert_eq!(on.verdict, expected, "{check}: {:?}", on.stats);
+        assert_eq!(on.stats.probe_quick_searches, 1, "{check}: {:?}", on.stats);
+        assert!(
+            on.stats.states < off.stats.states,
+            "{check}: the search after the short one explored {} states, a fresh one {}",
+            on.stats.states,
+            off.stats.states
+        );
+    }
+}
+
 mod common;
 
-use common::{agx_bin, process, project_root, shown, witness};
-use serde_json::Value;
+use common::{project_root, stat, verify_json, witness};
 use std::path::Path;
 use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(120);
-
-fn agx_verify(root: &Path, file: &str, extra: &[&str]) -> Value {
-    let mut args = vec![
-        "verify".to_string(),
-        shown(&root.join(file)),
-        "--no-store".into(),
-        "--format".into(),
-        "json".into(),
-    ];
-    args.extend(extra.iter().map(|s| s.to_string()));
-    let run = process::run(&agx_bin(), &args, root, LIMIT);
-    serde_json::from_str(run.stdout.trim())
-        .unwrap_or_else(|e| panic!("{file} {extra:?}: not JSON ({e}): {}", run.stderr))
-}
-
-fn stat(out: &Value, key: &str) -> u64 {
-    out["stats"][key]
-        .as_u64()
-        .unwrap_or_else(|| panic!("no stats.{key} in {out}"))
-}
 
 /// The line of `file` marked `// VIOLATION`.
 fn marked_line(root: &Path, file: &str) -> u64 {
@@ -216,7 +220,7 @@ fn agx_verify_reports_the_schedules_violation_and_its_witness_replays() {
     let file = "fixtures/probe/newest_first.c";
     let line = marked_line(&root, file);
     for strategy in ["dpor", "dpor+ag"] {
-        let on = agx_verify(&root, file, &["--strategy", strategy]);
+        let on = verify_json(&root, file, &["--no-store", "--strategy", strategy]);
         assert_eq!(on["verdict"], "violation", "{strategy}: {on}");
         assert_eq!(
             on["violation"]["line"].as_u64(),

@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{agx_bin, files_with_ext, process, project_root, shown, witness};
+use common::{agx_bin, files_with_ext, process, project_root, shown, stat, verify_json, witness};
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
@@ -272,26 +272,6 @@ fn bad_options_are_errors() {
         let run = process::run(&agx_bin(), &args, &root, LIMIT);
         assert_eq!(run.code, Some(2), "{bad:?}: {}", run.stderr);
     }
-}
-
-/// `agx verify --format json` on a fixture; the parsed output.
-fn verify_json(root: &Path, file: &str, extra: &[&str]) -> Value {
-    let mut args = vec![
-        "verify".to_string(),
-        shown(&root.join(file)),
-        "--format".into(),
-        "json".into(),
-    ];
-    args.extend(extra.iter().map(|s| s.to_string()));
-    let run = process::run(&agx_bin(), &args, root, LIMIT);
-    serde_json::from_str(run.stdout.trim())
-        .unwrap_or_else(|e| panic!("{file} {extra:?}: not JSON ({e}): {}", run.stderr))
-}
-
-fn stat(out: &Value, key: &str) -> u64 {
-    out["stats"][key]
-        .as_u64()
-        .unwrap_or_else(|| panic!("no stats.{key} in {out}"))
 }
 
 /// The probe (issue 15): a bug that needs each thread's increments un-interleaved is

@@ -14,6 +14,7 @@ pub mod process;
 pub mod witness;
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// The project root (where Cargo.toml, fixtures/ and tests/ are).
 pub fn project_root() -> PathBuf {
@@ -57,4 +58,26 @@ pub fn shown(path: &Path) -> String {
         .unwrap_or(path)
         .display()
         .to_string()
+}
+
+/// `agx verify FILE EXTRA.. --format json` run from `root`, at most two minutes: the
+/// parsed report (a panic naming the run when stdout is not JSON).
+pub fn verify_json(root: &Path, file: &str, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "verify".to_string(),
+        shown(&root.join(file)),
+        "--format".into(),
+        "json".into(),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let run = process::run(&agx_bin(), &args, root, Duration::from_secs(120));
+    serde_json::from_str(run.stdout.trim())
+        .unwrap_or_else(|e| panic!("{file} {extra:?}: not JSON ({e}): {}", run.stderr))
+}
+
+/// The counter `key` of a verify report's `stats`.
+pub fn stat(report: &serde_json::Value, key: &str) -> u64 {
+    report["stats"][key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no stats.{key} in {report}"))
 }

@@ -65,7 +65,7 @@ mod searches;
 use check::check;
 use common::gen::{self, Family};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Generated programs of the CI run (after `CATCHING_SEEDS`).
@@ -177,18 +177,14 @@ fn random_programs_agree_with_random_concrete_runs() {
         }
         if !checked.mismatches.is_empty() {
             failing += 1;
-            std::fs::create_dir_all(&failures).expect("failures directory");
-            let kept = failures.join(format!("oracle_{seed}.c"));
             let note = format!(
                 "seed {seed} families {:?}\n{}\n{}",
                 generated.families,
                 checked.mismatches.join("\n"),
                 checked.report
             );
-            std::fs::write(&kept, &generated.text).expect("write failing program");
-            std::fs::write(kept.with_extension("txt"), &note).expect("write report");
-            messages.push(format!("{} — {note}", kept.display()));
-            eprintln!("MISMATCH {}\n{note}", kept.display());
+            let name = format!("oracle_{seed}.c");
+            messages.push(keep_mismatch(&failures, &name, &generated.text, &note));
         }
         let _ = std::fs::remove_file(&path);
         let done = i + 1;
@@ -299,18 +295,14 @@ fn shape_programs_agree_with_random_concrete_runs() {
         e[2] += u64::from(checked.finished);
         if !checked.mismatches.is_empty() {
             e[3] += 1;
-            std::fs::create_dir_all(&failures).expect("failures directory");
-            let kept = failures.join(format!("shape_{seed}.c"));
             let note = format!(
                 "seed {seed} shape {:?}\n{}\n{}",
                 shaped.shape,
                 checked.mismatches.join("\n"),
                 checked.report
             );
-            std::fs::write(&kept, &shaped.text).expect("write failing program");
-            std::fs::write(kept.with_extension("txt"), &note).expect("write report");
-            eprintln!("MISMATCH {}\n{note}", kept.display());
-            messages.push(format!("{} — {note}", kept.display()));
+            let name = format!("shape_{seed}.c");
+            messages.push(keep_mismatch(&failures, &name, &shaped.text, &note));
         }
         let _ = std::fs::remove_file(&path);
         if (i + 1) % 100 == 0 {
@@ -349,4 +341,15 @@ fn shape_programs_agree_with_random_concrete_runs() {
         assert!(violated > 0, "no shape program fails concretely");
         assert!(violated < count, "every shape program fails concretely");
     }
+}
+
+/// Keeps a program the oracle disagreed on as `failures/NAME` with the `note` beside it
+/// (`.txt`), says so on stderr, and returns the message the test fails with.
+fn keep_mismatch(failures: &Path, name: &str, text: &str, note: &str) -> String {
+    std::fs::create_dir_all(failures).expect("failures directory");
+    let kept = failures.join(name);
+    std::fs::write(&kept, text).expect("write failing program");
+    std::fs::write(kept.with_extension("txt"), note).expect("write report");
+    eprintln!("MISMATCH {}\n{note}", kept.display());
+    format!("{} — {note}", kept.display())
 }

@@ -271,8 +271,10 @@ pub struct NodeInfo {
     pub sleep: Vec<(Tid, Footprint)>,
     /// Each thread's clock at this node.
     pub clocks: Vec<VClock>,
-    /// The node's state and its fingerprint, to recognise a return to it (a cycle).
-    pub state: Option<(u64, super::state::State)>,
+    /// The node's state and its fingerprint, to recognise a return to it (a cycle);
+    /// shared with the search's frame for the node (copying a state at every node was
+    /// a tenth of the search's time, in the copy and in dropping it).
+    pub state: Option<(u64, std::rc::Rc<super::state::State>)>,
     /// Optimal DPOR: the wakeup tree, the sequences still to explore from here (their
     /// first threads are in `backtrack`).
     pub wut: Vec<Branch>,
@@ -619,10 +621,26 @@ impl Dpor {
 
     /// The last step of the path (before the current one) that races with `access` by
     /// thread `p` whose clock before the access is `clock`.
+    ///
+    /// (What [`Dpor::unordered_races`] would list first, found without listing: this
+    /// runs for every access of every step and of every pruned subtree.)
     pub fn last_race(&self, p: Tid, clock: &VClock, access: &Access) -> Option<usize> {
-        self.unordered_races(Some(p), clock, &[*access], |_| true)
-            .first()
-            .copied()
+        let foot = std::slice::from_ref(access);
+        let mut last: Option<usize> = None;
+        for u in self.index.threads().filter(|&u| u != p) {
+            let ordered = clock.get(u) as usize;
+            for j in self.index.candidates(u, foot) {
+                // Newest first: nothing further of u's is later than a race found.
+                if j < ordered || last.is_some_and(|l| j <= l) {
+                    break;
+                }
+                if racing(&self.events[j].foot, foot) {
+                    last = Some(j);
+                    break;
+                }
+            }
+        }
+        last
     }
 
     /// Would the backtrack repair of a pruned subtree (§5.2) add anything? `p` (or an
@@ -631,7 +649,30 @@ impl Dpor {
     /// would need `p` (or every enabled thread) in its node's backtrack set. Because the
     /// clock is only a lower bound, every racing step counts, not just the last.
     pub fn repair_needed(&self, p: Option<Tid>, clock: &VClock, access: &Access) -> bool {
-        !self.repair_points(p, clock, access).is_empty()
+        // As `!repair_points(..).is_empty()`, stopping at the first point.
+        let foot = std::slice::from_ref(access);
+        for u in self.index.threads().filter(|&u| Some(u) != p) {
+            let ordered = clock.get(u) as usize;
+            for j in self.index.candidates(u, foot) {
+                if j < ordered {
+                    break;
+                }
+                if racing(&self.events[j].foot, foot) && self.lacks(p, j) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// Does the node step `i` was taken from lack in its backtrack set what a racing
+    /// access of `p` (an unknown thread: `None`) needs there?
+    fn lacks(&self, p: Option<Tid>, i: usize) -> bool {
+        let node = &self.nodes[self.events[i].node];
+        match p {
+            Some(p) if node.enabled.contains(&p) => !node.backtrack.contains(&p),
+            _ => !node.enabled.iter().all(|t| node.backtrack.contains(t)),
+        }
     }
 
     /// Adds the backtrack points of [`Dpor::repair_needed`].
@@ -646,14 +687,7 @@ impl Dpor {
     fn repair_points(&self, p: Option<Tid>, clock: &VClock, access: &Access) -> Vec<usize> {
         self.unordered_races(p, clock, &[*access], |_| false)
             .into_iter()
-            .filter_map(|i| {
-                let node = &self.nodes[self.events[i].node];
-                let missing = match p {
-                    Some(p) if node.enabled.contains(&p) => !node.backtrack.contains(&p),
-                    _ => !node.enabled.iter().all(|t| node.backtrack.contains(t)),
-                };
-                missing.then_some(self.events[i].node)
-            })
+            .filter_map(|i| self.lacks(p, i).then_some(self.events[i].node))
             .collect()
     }
 }

@@ -147,6 +147,11 @@ pub struct SearchState {
     /// met again (tens of thousands of times in a long search) reuses the import.
     pub carried_imports:
         FxHashMap<Vec<u64>, Option<(TermId, super::summary::RwTable, super::summary::SleepKey)>>,
+    /// Input renamings of summaries and preconditions, by subterm (`record_summary`,
+    /// `prune_with`).
+    pub renamed: super::summary::RenameMemo,
+    /// Summaries instantiated by the symbolic prune check (`Engine::instantiate`).
+    pub instantiated: super::summary::InstMemo,
 }
 
 /// The wall-clock side of the search: its deadline, and when memory and progress were
@@ -154,16 +159,20 @@ pub struct SearchState {
 pub struct Budget {
     started: Instant,
     deadline: Option<Instant>,
+    /// Scheduling nodes after which the search stops: `Config::max_states`, or less for
+    /// the probe's short search ([`Engine::limit_budget`]).
+    max_states: Option<u64>,
     last_progress: Instant,
     last_memory_check: Instant,
 }
 
 impl Budget {
-    fn starting_now(timeout: Option<std::time::Duration>) -> Budget {
+    fn starting_now(timeout: Option<std::time::Duration>, max_states: Option<u64>) -> Budget {
         let started = Instant::now();
         Budget {
             started,
             deadline: timeout.map(|t| started + t),
+            max_states,
             last_progress: started,
             last_memory_check: started,
         }
@@ -183,10 +192,12 @@ impl SearchState {
             stop: false,
             error: None,
             retry_without_type_b: false,
-            budget: Budget::starting_now(cfg.timeout),
+            budget: Budget::starting_now(cfg.timeout, cfg.max_states),
             carry_states: FxHashMap::default(),
             carried_used: Default::default(),
             carried_imports: FxHashMap::default(),
+            renamed: Default::default(),
+            instantiated: Default::default(),
             within_wp_cap: FxHashSet::default(),
         }
     }
@@ -264,9 +275,70 @@ impl<'p> Engine<'p> {
         self.smt.set_deadline(self.search.budget.deadline);
     }
 
+    /// Ends the search at `deadline` or after `max_states` scheduling nodes where they
+    /// come before the config's own bounds (the probe's short search).
+    pub fn limit_budget(&mut self, deadline: Option<Instant>, max_states: Option<u64>) {
+        // The tighter of two optional bounds.
+        fn tighter<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
+            match (a, b) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            }
+        }
+        let budget = &mut self.search.budget;
+        budget.deadline = tighter(budget.deadline, deadline);
+        budget.max_states = tighter(budget.max_states, max_states);
+        self.smt.set_deadline(budget.deadline);
+    }
+
+    /// Makes this engine, after a search that ended at a bound of its own, a new search
+    /// from the root under the config's budget counted from `started`, that keeps what
+    /// holds for every search of this program and config: the summary table and the
+    /// term caches. The path, the DPOR stack, what was found, the statistics and the
+    /// reasons for UNKNOWN start afresh.
+    ///
+    /// Why the summaries stay sound: a summary is recorded only when its node's subtree
+    /// was explored to the end (`node_inner` records nothing once the search is stopped,
+    /// and a subtree a bound cut has weakest precondition `false`, which records
+    /// nothing), so it says exactly what it says in the search that recorded it: every
+    /// state with its key that satisfies it has no violation below (within the same
+    /// sleep-set variant, with the accesses that repair DPOR's backtrack sets). A new
+    /// search of the same program and config that prunes with it is the search that
+    /// meets the node a second time. The same argument carries summaries across versions
+    /// (`carry`), where the program may even differ.
+    ///
+    /// Pruned nodes repair the backtrack sets as the config says. Under `Repair::Strict`
+    /// (the default) a node prunes only where its races are already in the path's
+    /// backtrack sets, so the new search explores a subset of what a fresh one would
+    /// (runs(dpor+ag) ≤ runs(dpor) still holds), but on the walk down the first run
+    /// again the deepest finished subtrees are mostly explored again: what is saved is
+    /// their siblings', whose races are known by then.
+    pub fn restart_with_summaries(&mut self, started: Instant) {
+        let cfg = self.setup.cfg;
+        let wp_on = self.setup.wp_on;
+        let mut fresh = SearchState::new(cfg, wp_on);
+        let kept = &mut self.search;
+        fresh.summaries = kept.summaries.take();
+        fresh.within_wp_cap = std::mem::take(&mut kept.within_wp_cap);
+        fresh.carry_states = std::mem::take(&mut kept.carry_states);
+        fresh.carried_used = std::mem::take(&mut kept.carried_used);
+        fresh.carried_imports = std::mem::take(&mut kept.carried_imports);
+        self.search = fresh;
+        self.path = CurrentPath::default();
+        self.smt.stats = Default::default();
+        self.restart_budget_at(started);
+    }
+
     /// Runs the search and decides the verdict.
     pub fn search(mut self) -> Result<SearchOutcome, VerifyError> {
-        if self.cut_on() {
+        self.run()
+    }
+
+    /// Runs the search and decides the verdict, leaving the engine for
+    /// [`Engine::restart_with_summaries`].
+    pub fn run(&mut self) -> Result<SearchOutcome, VerifyError> {
+        // (A restarted engine has them from its first search.)
+        if self.cut_on() && self.setup.reach.is_none() {
             let prog = self.setup.prog;
             let targets = self.setup.cfg.targets.clone();
             // The targets, and every block that may end a run with undefined behaviour
@@ -308,8 +380,10 @@ impl<'p> Engine<'p> {
             again.setup.type_b_branches = false;
             again.search.budget.started = self.search.budget.started;
             again.search.budget.deadline = self.search.budget.deadline;
+            again.search.budget.max_states = self.search.budget.max_states;
             again.smt.set_deadline(self.search.budget.deadline);
-            return again.search();
+            *self = again;
+            return self.run();
         }
         self.search.stats.type_b_races = self.search.dpor.type_b_races;
         self.search.stats.slice_skips += self.search.dpor.type_b_races;
@@ -337,9 +411,9 @@ impl<'p> Engine<'p> {
         Ok(SearchOutcome {
             verdict,
             strategy: self.setup.cfg.strategy,
-            violations: self.search.found,
+            violations: std::mem::take(&mut self.search.found),
             incomplete,
-            stats: self.search.stats,
+            stats: std::mem::take(&mut self.search.stats),
             carried,
         })
     }
@@ -418,7 +492,7 @@ impl<'p> Engine<'p> {
         if self.search.stop {
             return true;
         }
-        if let Some(max) = self.setup.cfg.max_states {
+        if let Some(max) = self.search.budget.max_states {
             if self.search.stats.states > max {
                 self.incomplete(
                     Reason::StateBound,

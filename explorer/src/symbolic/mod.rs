@@ -347,6 +347,11 @@ pub struct Config {
     /// three threads: DPOR searches that cut runs at 3, 4, ... threads (see `probe`),
     /// within a small budget. Needs `probe`. Default: true.
     pub probe_thread_bounds: bool,
+    /// Also end the probe's short search after this many scheduling nodes (it ends
+    /// after a tenth of the timeout, at most 1 s, in any case): a short search that does
+    /// not depend on the machine's speed, for tests of the search that resumes after it
+    /// (see `probe`). Default: `None`.
+    pub probe_quick_states: Option<u64>,
     /// Told how far the search has come about once a second (the library prints nothing
     /// itself: a progress display is the caller's). Default: `None`.
     pub progress: Option<ProgressObserver>,
@@ -416,6 +421,7 @@ impl Default for Config {
             probe: true,
             probe_schedules: true,
             probe_thread_bounds: true,
+            probe_quick_states: None,
             progress: None,
         }
     }

@@ -70,18 +70,41 @@ pub fn eval_ordered(pool: &TermPool, order: &[TermId], var: impl Fn(Var) -> u64)
 /// [`eval_ordered`] with the values of the variables `vars` (sorted, each variable
 /// once, as [`TermPool::vars`] lists them) in `values`, position by position; a variable
 /// not listed is zero.
+///
+/// The values are kept by term id in a buffer reused across calls (the prune check
+/// evaluates a summary at every node whose key it names: finding each child's value
+/// by binary search in `order` was most of the evaluation's cost).
 pub fn eval_listed(
     pool: &TermPool,
     order: &[TermId],
     vars: &[(Var, u8)],
     values: &[u64],
 ) -> Option<u64> {
-    eval_ordered(pool, order, |v| {
+    thread_local! {
+        static BY_ID: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let env = |v: Var| {
         let i = vars.partition_point(|(x, _)| *x < v);
         match vars.get(i) {
             Some((x, _)) if *x == v => values[i],
             _ => 0,
         }
+    };
+    BY_ID.with(|buf| {
+        let mut vals = buf.borrow_mut();
+        // `order` ascends: its last term has the largest id.
+        let need = order.last().map_or(0, |t| t.index() + 1);
+        if vals.len() < need {
+            vals.resize(need, 0);
+        }
+        let mut last = None;
+        for &id in order {
+            // A child comes before its parent in `order`, so its value is already there.
+            let v = eval_node(pool, pool.node(id), |c: &TermId| vals[c.index()], &env)?;
+            vals[id.index()] = v;
+            last = Some(v);
+        }
+        last
     })
 }
 

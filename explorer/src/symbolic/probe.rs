@@ -38,6 +38,9 @@
 //! when it does not finish): a verdict it reaches (SAFE, or a violation) is the outcome,
 //! and only when it ends UNKNOWN (its time ran out, or another bound cut it) do the
 //! further phases run, then the search from the start, against the overall deadline.
+//! That search runs on the short search's engine and keeps its summary table
+//! ([`Engine::restart_with_summaries`], which says why that is sound): with `dpor+ag`,
+//! the subtrees the short search explored to the end are pruned, not explored again.
 //!
 //! **Other schedules** ([`Config::probe_schedules`], session 10). The non-preemptive run
 //! always takes the *oldest* waiting thread at a switch, and `main`'s return (which ends
@@ -107,11 +110,14 @@ pub fn search_with_probe(prog: &Program, config: &Config) -> Result<SearchOutcom
     let started = Instant::now();
     let (mut probed, length) = probe_first(prog, config)?;
     let further = config.probe_schedules || config.probe_thread_bounds;
+    // The short search's engine, whose summaries the search below keeps.
+    let mut resumed = None;
     if further && (probed.violations.is_empty() || config.all_violations) {
         // Most programs are decided by a short search, which the further phases would
         // only slow down: they run when it is not enough.
         let first_ms = started.elapsed().as_secs_f64() * 1000.0;
-        let quick = quick_search(prog, config, started)?;
+        let mut engine = Engine::new(prog, config)?;
+        let quick = quick_search(&mut engine, config, started)?;
         // An UNKNOWN at any bound is not decided: the further phases may still find a
         // violation there (32_pthread5_vs: the thread bound).
         let decided =
@@ -122,14 +128,25 @@ pub fn search_with_probe(prog: &Program, config: &Config) -> Result<SearchOutcom
         probed.add(quick);
         probed.stats.probe_quick_searches += 1;
         probe_further(prog, config, &mut probed, length)?;
+        resumed = Some(engine);
     }
     let probe_time_ms = started.elapsed().as_secs_f64() * 1000.0;
     if !probed.violations.is_empty() && !config.all_violations {
         return Ok(decided_by_probe(probed, config, probe_time_ms));
     }
-    let mut search = Engine::new(prog, config)?;
-    search.restart_budget_at(started);
-    let outcome = search.search()?;
+    let mut search = match resumed {
+        Some(mut engine) => {
+            // The search from the start, pruning with what the short search learnt.
+            engine.restart_with_summaries(started);
+            engine
+        }
+        None => {
+            let mut engine = Engine::new(prog, config)?;
+            engine.restart_budget_at(started);
+            engine
+        }
+    };
+    let outcome = search.run()?;
     Ok(with_probe(outcome, probed, probe_time_ms))
 }
 
@@ -139,19 +156,20 @@ pub fn quick_time(timeout: Option<Duration>) -> Duration {
     timeout.map_or(most, |t| (t / 10).min(most))
 }
 
-/// The search itself (the config's strategy, reductions, summaries and checks) within
-/// [`quick_time`] from now: what it finishes is the verdict, and nothing else runs.
+/// The search itself (the config's strategy, reductions, summaries and checks) on
+/// `engine`, within [`quick_time`] from now (and `Config::probe_quick_states`): what it
+/// finishes is the verdict, and nothing else runs. Otherwise the engine keeps its
+/// summaries for the search that follows ([`Engine::restart_with_summaries`]), so the
+/// short search's work is not lost.
 fn quick_search(
-    prog: &Program,
+    engine: &mut Engine<'_>,
     config: &Config,
     started: Instant,
 ) -> Result<SearchOutcome, VerifyError> {
-    let mut short = config.clone();
-    let ends = started.elapsed() + quick_time(config.timeout);
-    short.timeout = Some(config.timeout.map_or(ends, |t| t.min(ends)));
-    let mut search = Engine::new(prog, &short)?;
-    search.restart_budget_at(started);
-    search.search()
+    engine.restart_budget_at(started);
+    let ends = Instant::now() + quick_time(config.timeout);
+    engine.limit_budget(Some(ends), config.probe_quick_states);
+    engine.run()
 }
 
 /// `outcome` of a search, with the probe's work (`probe_time_ms` of it) counted and its

@@ -19,13 +19,14 @@ use super::preempt::Preemptions;
 use super::state::{State, Status, Tid};
 use super::step::StepCtx;
 use super::summary::{
-    key_hash, rename_inputs, sleep_key, sleep_within, substitute, Accesses, RwTable, SleepKey,
+    key_hash, rename_inputs_memo, sleep_key, sleep_within, substitute, Accesses, RwTable, SleepKey,
     RET_DEPTH,
 };
-use super::term::{var_bloom, TermId, Var};
+use super::term::{var_bloom, Node, TermId, Var};
 use super::{Repair, Strategy};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
+use std::rc::Rc;
 
 /// The longest state key (in words) a node keeps while its subtree is explored; a
 /// longer one is computed again when the summary is recorded (a long run has thousands
@@ -98,6 +99,7 @@ impl<'p> Engine<'p> {
     /// addresses, joined thread ids): another state with other values there could be
     /// scheduled differently.
     pub fn node(&mut self, st: State, sleep: Vec<(Tid, Footprint)>, clocks: Vec<VClock>) -> Sub {
+        let st = Rc::new(st);
         let mut sub = self.node_inner(&st, sleep, clocks);
         if self.setup.wp_on && !self.search.stop && !self.pool.is_false(sub.wp) {
             let pending = self.pending_assumptions(&st);
@@ -153,7 +155,13 @@ impl<'p> Engine<'p> {
         acc
     }
 
-    fn node_inner(&mut self, st: &State, sleep: Vec<(Tid, Footprint)>, clocks: Vec<VClock>) -> Sub {
+    fn node_inner(
+        &mut self,
+        shared: &Rc<State>,
+        sleep: Vec<(Tid, Footprint)>,
+        clocks: Vec<VClock>,
+    ) -> Sub {
+        let st: &State = shared;
         let incoming = self.search.dpor.incoming.take();
         self.search.stats.states += 1;
         if self.out_of_time() {
@@ -206,7 +214,7 @@ impl<'p> Engine<'p> {
                 self.search.stats.spin_parks += 1;
                 self.search.dpor.incoming = incoming;
                 self.trace_event(|| format!("thread {t} spins (its steps returned to a state)"));
-                return self.node_inner(&parked, sleep, clocks);
+                return self.node_inner(&Rc::new(parked), sleep, clocks);
             }
             // The path returned to the state of node m (a spin loop, say): everything
             // from here is explored from m, which is expanded fully. The cut subtree
@@ -314,7 +322,7 @@ impl<'p> Engine<'p> {
             done: BTreeSet::new(),
             sleep,
             clocks,
-            state: Some((fp, st.clone())),
+            state: Some((fp, Rc::clone(shared))),
             wut,
             following: None,
             cut,
@@ -628,12 +636,7 @@ impl<'p> Engine<'p> {
         let standalone = (sleep_free || relative) && !self.search.stop;
         let cursors = Self::cursors(st);
         let ps = if standalone {
-            rename_inputs(
-                &mut self.pool,
-                wp,
-                &|k| cursors.get(&k).copied().unwrap_or(0),
-                true,
-            )
+            rename_inputs_memo(&mut self.pool, &mut self.search.renamed, wp, &cursors, true)
         } else {
             None
         };
@@ -694,7 +697,7 @@ impl<'p> Engine<'p> {
         // summary that just failed: checking it again would fail again.
         if local
             .as_ref()
-            .is_some_and(|(l, lrw)| *l == ps && *lrw == rw)
+            .is_some_and(|(l, lrw)| *l == ps && **lrw == rw)
         {
             return None;
         }
@@ -754,31 +757,32 @@ impl<'p> Engine<'p> {
         rw: &RwTable,
         clocks: &[VClock],
     ) -> Option<Sub> {
+        let concrete = self.concrete_summary(st, ps);
+        if concrete == Some(false) {
+            return None;
+        }
         let cursors = Self::cursors(st);
-        match self.concrete_summary(st, ps) {
-            // Every variable of the summary is a state variable with a constant value
-            // here: instantiating it would fold to this constant.
-            Some(true) => {}
-            Some(false) => return None,
-            None => {
-                let inst = self.instantiate(st, ps, &cursors)?;
-                let violated = self.pool.not(inst);
-                if self.path.model.holds(&self.pool, violated) == Some(true) {
-                    return None;
-                }
-                if self.feasible(violated) != Some(false) {
-                    return None;
-                }
+        // `Some(true)`: every variable of the summary is a state variable with a
+        // constant value here, and instantiating it would fold to `true`.
+        if concrete.is_none() {
+            let inst = self.instantiate(st, ps, &cursors)?;
+            let violated = self.pool.not(inst);
+            if self.path.model.holds(&self.pool, violated) == Some(true) {
+                return None;
+            }
+            if self.feasible(violated) != Some(false) {
+                return None;
             }
         }
         let rw = self.repair(st, rw, clocks)?;
         // The summary with its inputs named as here, for the node's wp: built only once
         // the node is pruned (most checks fail, and this walk over the whole summary
         // was a third of the time on scull).
-        let here = rename_inputs(
+        let here = rename_inputs_memo(
             &mut self.pool,
+            &mut self.search.renamed,
             ps,
-            &|k| cursors.get(&k).copied().unwrap_or(0),
+            &cursors,
             false,
         )?;
         self.search.stats.partial_runs += 1;
@@ -839,7 +843,7 @@ impl<'p> Engine<'p> {
     /// Replaces the state variables of the summary `phi` by their values in `st`, and
     /// its future inputs `Fut{t, j}` by the inputs `Input{t, cursors[t] + j}` they are
     /// here, in one simultaneous substitution (the same as renaming with
-    /// [`rename_inputs`] first: the renamed inputs are no state variables). `None` if a
+    /// [`rename_inputs`](super::summary::rename_inputs) first: the renamed inputs are no state variables). `None` if a
     /// state variable has no value of its width in `st` (then the state does not match
     /// the summary).
     fn instantiate(
@@ -849,11 +853,14 @@ impl<'p> Engine<'p> {
         cursors: &FxHashMap<ThreadKey, u32>,
     ) -> Option<TermId> {
         let by_key = st.tids_by_key();
-        let mut map = FxHashMap::default();
+        let vars = self.pool.vars_cached(phi);
+        // The value of each variable of `vars` (an input: itself), which with `phi`
+        // fixes the result: the key of the memo.
+        let mut values = Vec::with_capacity(vars.len());
         let mut bits = 0;
-        for &(var, width) in self.pool.vars_cached(phi).iter() {
+        for &(var, width) in vars.iter() {
             let value = match var {
-                Var::Input { .. } => continue,
+                Var::Input { .. } => self.pool.var(var, width),
                 Var::Fut { thread, index } => {
                     let base = cursors.get(&thread).copied().unwrap_or(0);
                     let input = Var::Input {
@@ -867,13 +874,72 @@ impl<'p> Engine<'p> {
             if self.pool.width(value) != width {
                 return None;
             }
-            map.insert(self.pool.var(var, width), value);
-            bits |= var_bloom(var);
+            values.push(value);
+            if !matches!(var, Var::Input { .. }) {
+                bits |= var_bloom(var);
+            }
         }
-        if map.is_empty() {
+        if bits == 0 {
             return Some(phi);
         }
-        Some(substitute(&mut self.pool, phi, &map, bits))
+        let state_map = |pool: &mut super::term::TermPool| {
+            let mut map = FxHashMap::default();
+            for (&(var, width), &value) in vars.iter().zip(&values) {
+                if !matches!(var, Var::Input { .. }) {
+                    map.insert(pool.var(var, width), value);
+                }
+            }
+            map
+        };
+        if let Some(inst) = self.search.instantiated.get(phi, &values) {
+            debug_assert_eq!(inst, {
+                let map = state_map(&mut self.pool);
+                substitute(&mut self.pool, phi, &map, bits)
+            });
+            return Some(inst);
+        }
+        let map = state_map(&mut self.pool);
+        // A summary grows by disjunction (`or(ps, wp)`, `ps` checked before): a side
+        // instantiated before with the same values is not walked again.
+        let node = self.pool.node(phi).clone();
+        let inst = match node {
+            Node::Or(a, b) | Node::And(a, b) => {
+                let ra = self.instantiated_before(a, &vars, &values);
+                let rb = self.instantiated_before(b, &vars, &values);
+                if ra.is_some() || rb.is_some() {
+                    let ra = ra.unwrap_or_else(|| substitute(&mut self.pool, a, &map, bits));
+                    let rb = rb.unwrap_or_else(|| substitute(&mut self.pool, b, &map, bits));
+                    if (ra, rb) == (a, b) {
+                        phi
+                    } else {
+                        self.pool.rebuild(&node, &[ra, rb])
+                    }
+                } else {
+                    substitute(&mut self.pool, phi, &map, bits)
+                }
+            }
+            _ => substitute(&mut self.pool, phi, &map, bits),
+        };
+        debug_assert_eq!(inst, substitute(&mut self.pool, phi, &map, bits));
+        self.search.instantiated.insert(phi, values, inst);
+        Some(inst)
+    }
+
+    /// The instantiation of `part`, a subterm of a summary with the variables `vars`
+    /// taking `values`, if it was instantiated before with the same values of its own
+    /// variables (which fix the result).
+    fn instantiated_before(
+        &self,
+        part: TermId,
+        vars: &[(Var, u8)],
+        values: &[TermId],
+    ) -> Option<TermId> {
+        let own = self.pool.vars_known(part)?;
+        let mut part_values = Vec::with_capacity(own.len());
+        for v in own.iter() {
+            part_values.push(values[vars.binary_search(v).ok()?]);
+        }
+        self.search.instantiated.get(part, &part_values)
     }
 
     /// §5.2: the accesses recorded below a pruned node race with the path as if they
@@ -892,12 +958,8 @@ impl<'p> Engine<'p> {
     /// nodes' tables.
     fn repair(&mut self, st: &State, rw: &RwTable, clocks: &[VClock]) -> Option<Accesses> {
         let by_key = st.tids_by_key();
-        let floor = clocks
-            .iter()
-            .skip(1)
-            .fold(clocks.first().cloned().unwrap_or_default(), |acc, c| {
-                acc.meet(c)
-            });
+        // The meet of all clocks, computed once when first needed.
+        let mut floor: Option<VClock> = None;
         let here = self.search.dpor.events.len();
         let mut out = Accesses::default();
         for (&(thread, access), rec) in rw {
@@ -916,7 +978,16 @@ impl<'p> Engine<'p> {
                 }
             }
             if !known {
-                clock = floor.clone();
+                clock = floor
+                    .get_or_insert_with(|| {
+                        clocks
+                            .iter()
+                            .skip(1)
+                            .fold(clocks.first().cloned().unwrap_or_default(), |acc, c| {
+                                acc.meet(c)
+                            })
+                    })
+                    .clone();
             }
             if rec.covered {
                 out.add((thread, access), &clock, Some(here));

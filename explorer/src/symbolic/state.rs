@@ -414,11 +414,22 @@ impl State {
 
     /// [`State::key`] with the program's and the search's ids written as `ids` names
     /// them ([`RawIds`]: as they are; `carry`'s stable names: across program versions).
-    pub fn key_with(&self, pool: &TermPool, ids: &dyn KeyIds) -> Vec<u64> {
+    ///
+    /// Generic over `ids` (monomorphized: a virtual call per word was a good part of the
+    /// key's cost, and the key is computed at every node); with
+    /// [`KeyIds::order_preserving`] names, registers and objects are already in name
+    /// order and are written without sorting them.
+    pub fn key_with<I: KeyIds + ?Sized>(&self, pool: &TermPool, ids: &I) -> Vec<u64> {
+        thread_local! {
+            // The length of the last key: most keys of a search have about one length,
+            // and sizing the buffer for it saves growing it word by word.
+            static LAST_LEN: std::cell::Cell<usize> = const { std::cell::Cell::new(128) };
+        }
         let mut k = KeyWriter {
-            words: Vec::with_capacity(128),
+            words: Vec::with_capacity(LAST_LEN.with(|c| c.get()) + 16),
             ids,
         };
+        let ordered = ids.order_preserving();
         // One buffer for every frame's registers (allocated once per key).
         let mut regs: Vec<(u64, Shape)> = Vec::new();
         k.put(self.threads.len() as u64);
@@ -435,21 +446,30 @@ impl State {
                     k.put(ids.block(f.func, b));
                     k.put(u64::from(n));
                 }
-                // Registers by name, so a renumbering between versions keeps the key.
-                regs.clear();
-                regs.extend(
-                    f.regs
-                        .iter()
-                        .enumerate()
-                        .map(|(i, r)| (i, r.shape(pool)))
-                        .filter(|(_, s)| ids.int_regs() || !matches!(s, Shape::Int(_)))
-                        .map(|(i, s)| (ids.reg(f.func, i), s)),
-                );
-                regs.sort_by_key(|(name, _)| *name);
-                k.put(regs.len() as u64);
-                for &(name, shape) in &regs {
-                    k.put(name);
-                    k.shape(shape);
+                if ordered {
+                    // Names are the registers' numbers: already in order.
+                    k.put(f.regs.len() as u64);
+                    for (i, r) in f.regs.iter().enumerate() {
+                        k.put(ids.reg(f.func, i));
+                        k.shape(r.shape(pool));
+                    }
+                } else {
+                    // Registers by name, so a renumbering between versions keeps the key.
+                    regs.clear();
+                    regs.extend(
+                        f.regs
+                            .iter()
+                            .enumerate()
+                            .map(|(i, r)| (i, r.shape(pool)))
+                            .filter(|(_, s)| ids.int_regs() || !matches!(s, Shape::Int(_)))
+                            .map(|(i, s)| (ids.reg(f.func, i), s)),
+                    );
+                    regs.sort_by_key(|(name, _)| *name);
+                    k.put(regs.len() as u64);
+                    for &(name, shape) in &regs {
+                        k.put(name);
+                        k.shape(shape);
+                    }
                 }
                 for s in &f.slots {
                     k.put(ids.obj(*s));
@@ -477,14 +497,7 @@ impl State {
             k.put(instances.len() as u64);
             instances.iter().for_each(|o| k.put(ids.obj(*o)));
         }
-        let mut objects: Vec<(u64, &Rc<Object>)> = self
-            .mem
-            .objects
-            .iter()
-            .map(|(o, obj)| (ids.obj(*o), obj))
-            .collect();
-        objects.sort_by_key(|(name, _)| *name);
-        for (name, obj) in objects {
+        let put_object = |k: &mut KeyWriter<'_, I>, name: u64, obj: &Object| {
             k.put(name);
             k.put(obj.size);
             k.put(u64::from(obj.live) | u64::from(obj.zero_default) << 1);
@@ -493,7 +506,25 @@ impl State {
                 k.put(off << 8 | u64::from(c.bytes));
                 k.shape(c.val.shape(pool));
             }
+        };
+        if ordered {
+            // The map's order is the names' order.
+            for (o, obj) in &self.mem.objects {
+                put_object(&mut k, ids.obj(*o), obj);
+            }
+        } else {
+            let mut objects: Vec<(u64, &Rc<Object>)> = self
+                .mem
+                .objects
+                .iter()
+                .map(|(o, obj)| (ids.obj(*o), obj))
+                .collect();
+            objects.sort_by_key(|(name, _)| *name);
+            for (name, obj) in objects {
+                put_object(&mut k, name, obj);
+            }
         }
+        LAST_LEN.with(|c| c.set(k.words.len()));
         k.words
     }
 }
@@ -608,6 +639,12 @@ pub trait KeyIds {
     fn int_regs(&self) -> bool {
         true
     }
+    /// Are [`KeyIds::reg`] and [`KeyIds::obj`] increasing in the register's index and
+    /// the object's id, with every integer register listed? Then the key is written
+    /// without sorting (the same words as with sorting).
+    fn order_preserving(&self) -> bool {
+        false
+    }
 }
 
 /// The ids of one search as they are.
@@ -635,14 +672,17 @@ impl KeyIds for RawIds {
     fn reg(&self, _: FuncId, reg: usize) -> u64 {
         reg as u64
     }
+    fn order_preserving(&self) -> bool {
+        true
+    }
 }
 
-struct KeyWriter<'a> {
+struct KeyWriter<'a, I: KeyIds + ?Sized> {
     words: Vec<u64>,
-    ids: &'a dyn KeyIds,
+    ids: &'a I,
 }
 
-impl KeyWriter<'_> {
+impl<I: KeyIds + ?Sized> KeyWriter<'_, I> {
     fn put(&mut self, v: u64) {
         self.words.push(v);
     }

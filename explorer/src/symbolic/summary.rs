@@ -123,9 +123,10 @@ use super::dpor::{Access, Footprint, VClock};
 #[cfg(test)]
 use super::model::topological;
 use super::names::ThreadKey;
-use super::term::{var_bloom, TermId, TermPool, Var};
+use super::term::{var_bloom, Node, TermId, TermPool, Var};
 use rustc_hash::FxHashMap;
 use std::hash::{Hash, Hasher};
+use std::rc::Rc;
 
 /// One step of a weakest-precondition transformer.
 #[derive(Clone, Debug)]
@@ -202,35 +203,52 @@ pub fn substitute(
     bits: u64,
 ) -> TermId {
     let order = touched(pool, phi, bits);
-    let mut done: FxHashMap<TermId, TermId> = FxHashMap::default();
-    done.reserve(order.len());
-    for t in order {
-        let new = if let Some(&r) = map.get(&t) {
-            r
-        } else {
-            let node = pool.node(t).clone();
-            let kids = pool.children(&node);
-            if kids.is_empty() {
-                t
+    if order.is_empty() {
+        return phi;
+    }
+    thread_local! {
+        // The new term of each touched term, by id (reused across calls: a map per
+        // call was most of a step's weakest precondition). A child is touched exactly
+        // when its Bloom bits meet `bits` (`touched` enters every such child), so an
+        // entry is read only after this call wrote it.
+        static DONE: std::cell::RefCell<Vec<TermId>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    DONE.with(|buf| {
+        let mut done = buf.borrow_mut();
+        // `order` ascends: its last term has the largest id.
+        let need = order.last().map_or(0, |t| t.index() + 1);
+        if done.len() < need {
+            done.resize(need, phi);
+        }
+        for &t in &order {
+            let new = if let Some(&r) = map.get(&t) {
+                r
             } else {
-                let mut new_kids = kids;
-                let mut changed = false;
-                for (i, k) in kids.iter().enumerate() {
-                    if let Some(&r) = done.get(k) {
-                        changed |= r != *k;
-                        new_kids.set(i, r);
+                let node = pool.node(t).clone();
+                let kids = pool.children(&node);
+                if kids.is_empty() {
+                    t
+                } else {
+                    let mut new_kids = kids;
+                    let mut changed = false;
+                    for (i, k) in kids.iter().enumerate() {
+                        if pool.bloom(*k) & bits != 0 {
+                            let r = done[k.index()];
+                            changed |= r != *k;
+                            new_kids.set(i, r);
+                        }
+                    }
+                    if changed {
+                        pool.rebuild(&node, &new_kids)
+                    } else {
+                        t
                     }
                 }
-                if changed {
-                    pool.rebuild(&node, &new_kids)
-                } else {
-                    t
-                }
-            }
-        };
-        done.insert(t, new);
-    }
-    done.get(&phi).copied().unwrap_or(phi)
+            };
+            done[t.index()] = new;
+        }
+        done[phi.index()]
+    })
 }
 
 /// The largest number of subterms [`touched`] reserves room for before walking.
@@ -263,7 +281,9 @@ fn touched(pool: &TermPool, phi: TermId, bits: u64) -> Vec<TermId> {
 
 /// Renames input variables: `Input{t, i}` becomes `Fut{t, i - base(t)}` (`to_fut`) or
 /// `Fut{t, j}` becomes `Input{t, base(t) + j}`. `None` if `phi` mentions an input read
-/// before the node (it cannot be renamed into a future one).
+/// before the node (it cannot be renamed into a future one). The search uses
+/// [`rename_inputs_memo`], which builds the same terms; this is its reference.
+#[cfg(test)]
 pub fn rename_inputs(
     pool: &mut TermPool,
     phi: TermId,
@@ -293,6 +313,135 @@ pub fn rename_inputs(
         return Some(phi);
     }
     Some(substitute(pool, phi, &map, bits))
+}
+
+/// The most subterms [`RenameMemo`] and the most values [`InstMemo`] keep before they
+/// start over (a few tens of MB).
+const MEMO_MAX: usize = 1 << 21;
+
+/// Input renamings done so far, by subterm: a node's weakest precondition shares most of
+/// its subterms with its children's, and every node renames its own (`record_summary`),
+/// so renaming each subterm once per renaming makes the work proportional to the new
+/// subterms rather than to the whole precondition (a quarter of scull's search).
+#[derive(Default)]
+pub struct RenameMemo {
+    /// Renamings by direction (`to_fut`) and every thread's base, numbered.
+    renamings: FxHashMap<(bool, Vec<(ThreadKey, u32)>), u32>,
+    /// `(renaming, t)` ↦ `t` renamed (`None`: it mentions an input read before the
+    /// node); only for terms that mention an input (the others stay as they are).
+    done: FxHashMap<(u32, TermId), Option<TermId>>,
+}
+
+/// [`rename_inputs`] with the bases `cursors` (a thread missing there has base 0), its
+/// results kept in `memo`: the same term as `rename_inputs` builds (each subterm's
+/// result depends only on its children's, and terms are hash-consed).
+pub fn rename_inputs_memo(
+    pool: &mut TermPool,
+    memo: &mut RenameMemo,
+    phi: TermId,
+    cursors: &FxHashMap<ThreadKey, u32>,
+    to_fut: bool,
+) -> Option<TermId> {
+    if !pool.has_inputs(phi) {
+        return Some(phi);
+    }
+    if memo.done.len() > MEMO_MAX {
+        *memo = RenameMemo::default();
+    }
+    let mut bases: Vec<(ThreadKey, u32)> = cursors.iter().map(|(&k, &b)| (k, b)).collect();
+    bases.sort_unstable();
+    let fresh = memo.renamings.len() as u32;
+    let id = *memo.renamings.entry((to_fut, bases)).or_insert(fresh);
+    if let Some(&r) = memo.done.get(&(id, phi)) {
+        return r;
+    }
+    // The subterms with inputs not renamed yet, children before parents (ascending ids).
+    let mut order = Vec::new();
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut stack = vec![phi];
+    while let Some(x) = stack.pop() {
+        if seen.insert(x) {
+            order.push(x);
+            let kids = pool.children(pool.node(x));
+            stack.extend(
+                kids.iter()
+                    .filter(|k| pool.has_inputs(**k) && !memo.done.contains_key(&(id, **k))),
+            );
+        }
+    }
+    order.sort_unstable();
+    let base = |k: ThreadKey| cursors.get(&k).copied().unwrap_or(0);
+    for t in order {
+        let node = pool.node(t).clone();
+        let new = match node {
+            Node::Var { var, width } => match var {
+                Var::Input { thread, index } if to_fut => index
+                    .checked_sub(base(thread))
+                    .map(|index| pool.var(Var::Fut { thread, index }, width)),
+                Var::Fut { thread, index } if !to_fut => Some(pool.var(
+                    Var::Input {
+                        thread,
+                        index: base(thread) + index,
+                    },
+                    width,
+                )),
+                _ => Some(t),
+            },
+            _ => {
+                let kids = pool.children(&node);
+                let mut new_kids = kids;
+                let mut changed = false;
+                let mut failed = false;
+                for (i, k) in kids.iter().enumerate() {
+                    if !pool.has_inputs(*k) {
+                        continue;
+                    }
+                    match memo.done[&(id, *k)] {
+                        Some(r) => {
+                            changed |= r != *k;
+                            new_kids.set(i, r);
+                        }
+                        None => failed = true,
+                    }
+                }
+                if failed {
+                    None
+                } else if changed {
+                    Some(pool.rebuild(&node, &new_kids))
+                } else {
+                    Some(t)
+                }
+            }
+        };
+        memo.done.insert((id, t), new);
+    }
+    memo.done[&(id, phi)]
+}
+
+/// Instantiated summaries, by summary and the values of its variables (as
+/// `Engine::instantiate` lists them): a summary is checked again and again at nodes of
+/// its key with the same values (most prune checks of scull ask the solver a query it
+/// has answered before), and substituting it is the cost of the check.
+#[derive(Default)]
+pub struct InstMemo {
+    done: FxHashMap<(TermId, Box<[TermId]>), TermId>,
+    /// The number of values held in `done`'s keys.
+    held: usize,
+}
+
+impl InstMemo {
+    pub fn get(&self, phi: TermId, values: &[TermId]) -> Option<TermId> {
+        // A boxed slice hashes and compares as the slice.
+        self.done.get(&(phi, Box::from(values))).copied()
+    }
+
+    pub fn insert(&mut self, phi: TermId, values: Vec<TermId>, inst: TermId) {
+        if self.held > MEMO_MAX {
+            *self = InstMemo::default();
+        }
+        self.held += values.len() + 1;
+        self.done.insert((phi, values.into_boxed_slice()), inst);
+    }
 }
 
 /// An access recorded in RVar/WVar: a thread (by stable name) and what it accessed.
@@ -385,19 +534,18 @@ impl Accesses {
     /// depends on the path to it and is not kept: another path to the same node may
     /// order the threads differently; the races among steps after the node do not.
     pub fn relative_to(&self, keys: &[ThreadKey], since: usize) -> RwTable {
-        self.map
-            .iter()
-            .map(|(e, o)| {
-                let after: Vec<ThreadKey> = keys
-                    .iter()
-                    .enumerate()
-                    .filter(|(q, _)| o.clock.get(*q) as usize > since)
-                    .map(|(_, k)| *k)
-                    .collect();
-                let covered = o.last_race.is_some_and(|i| i >= since);
-                (*e, Recorded { after, covered })
-            })
-            .collect()
+        let mut out = RwTable::with_capacity_and_hasher(self.map.len(), Default::default());
+        for (e, o) in &self.map {
+            let after: Vec<ThreadKey> = keys
+                .iter()
+                .enumerate()
+                .filter(|(q, _)| o.clock.get(*q) as usize > since)
+                .map(|(_, k)| *k)
+                .collect();
+            let covered = o.last_race.is_some_and(|i| i >= since);
+            out.insert(*e, Recorded { after, covered });
+        }
+        out
     }
 }
 
@@ -452,7 +600,12 @@ struct Variant {
     /// `ps` has reached the size bound, so it stops growing (known once, instead of
     /// measuring its DAG again at every later visit of the key).
     full: bool,
-    rw: RwTable,
+    /// An upper bound of `ps`'s DAG size (distinct subterms): while it is below the
+    /// size bound, `ps` is, and the DAG need not be measured.
+    size: u32,
+    /// Shared with the lookups that return it (most prune checks fail, and copying the
+    /// table for each was a tenth of the search's time on reorder_5).
+    rw: Rc<RwTable>,
 }
 
 struct Entry {
@@ -499,7 +652,7 @@ pub struct Summaries {
 /// What the table knows about a key under one sleep set (for exporting).
 pub struct Known<'a> {
     pub ps: Option<TermId>,
-    pub rw: &'a RwTable,
+    pub rw: &'a Rc<RwTable>,
     pub sleep: &'a SleepKey,
 }
 
@@ -508,7 +661,7 @@ pub struct Known<'a> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Usable {
     pub ps: TermId,
-    pub rw: RwTable,
+    pub rw: Rc<RwTable>,
 }
 
 impl Summaries {
@@ -571,7 +724,7 @@ impl Summaries {
                 }
                 Some(u) => {
                     u.ps = pool.or(u.ps, ps);
-                    merge_rw(&mut u.rw, &v.rw, true);
+                    merge_rw(Rc::make_mut(&mut u.rw), &v.rw, true);
                 }
             }
         }
@@ -639,7 +792,7 @@ impl Summaries {
         let Some(wp) = wp else {
             for v in &mut e.variants {
                 let same = v.sleep == *sleep;
-                merge_rw(&mut v.rw, rw, same);
+                merge_rw(Rc::make_mut(&mut v.rw), rw, same);
             }
             return;
         };
@@ -663,24 +816,44 @@ impl Summaries {
                     sleep: sleep.clone(),
                     ps: None,
                     full: false,
-                    rw: RwTable::default(),
+                    size: 0,
+                    rw: Rc::default(),
                 });
                 e.variants.len() - 1
             }
         };
         let v = &mut e.variants[at];
         if v.ps.is_none() {
-            v.rw = rw.clone();
+            v.rw = Rc::new(rw.clone());
         } else {
-            merge_rw(&mut v.rw, rw, true);
+            merge_rw(Rc::make_mut(&mut v.rw), rw, true);
         }
+        // `or(ps, wp)` has at most `|ps| + |wp| + 1` distinct subterms (it may fold to
+        // fewer): `size` bounds `ps`'s, and `ps` is measured only when the bound is not
+        // below `bound` (the same decision as measuring it every time).
         v.ps = Some(match v.ps {
-            None => wp,
-            Some(ps) if !v.full && pool.dag_size(ps, bound) < bound => pool.or(ps, wp),
-            Some(ps) => {
-                v.full = true;
-                ps
+            None => {
+                v.size = pool.size(wp);
+                wp
             }
+            Some(ps) if !v.full => {
+                let below = if v.size < bound {
+                    Some(v.size)
+                } else {
+                    Some(pool.dag_size(ps, bound)).filter(|&d| d < bound)
+                };
+                match below {
+                    Some(size) => {
+                        v.size = size.saturating_add(pool.size(wp)).saturating_add(1);
+                        pool.or(ps, wp)
+                    }
+                    None => {
+                        v.full = true;
+                        ps
+                    }
+                }
+            }
+            Some(ps) => ps,
         });
     }
 }
@@ -763,6 +936,72 @@ mod tests {
         assert!(rename_inputs(&mut p, phi, &|_| 6, true).is_none());
     }
 
+    /// The memoized renaming builds the very term `rename_inputs` builds, also when its
+    /// memo holds the renamings of earlier terms sharing subterms, and fails where it
+    /// fails.
+    #[test]
+    fn memoized_renaming_equals_the_substitution() {
+        let mut p = TermPool::new();
+        let mut memo = RenameMemo::default();
+        let mut seed = 11u64;
+        let mut renamed = 0;
+        let mut failed = 0;
+        let mut earlier: Vec<TermId> = Vec::new();
+        for round in 0..300u32 {
+            // Cells and inputs of two threads, over earlier formulas (shared subterms).
+            let cells = random_formula(&mut p, &mut seed, 3);
+            let t = ThreadKey(round % 2);
+            let i = p.var(
+                Var::Input {
+                    thread: t,
+                    index: round % 7,
+                },
+                8,
+            );
+            let c = p.var(
+                Var::Cell {
+                    obj: ObjInst(0),
+                    offset: (round % 4) as u64,
+                },
+                8,
+            );
+            let sum = p.bin(super::super::term::BvOp::Add, i, c);
+            let k = p.bv_const(u64::from(round % 256), 8);
+            let atom = p.cmp(CmpOp::Ult, sum, k);
+            let mut phi = p.or(cells, atom);
+            if let Some(&e) = earlier.get((round as usize * 7) % (earlier.len().max(1))) {
+                phi = p.and(phi, e);
+            }
+            earlier.push(phi);
+            let cursors: FxHashMap<ThreadKey, u32> =
+                [(ThreadKey(0), round % 3), (ThreadKey(1), round % 5)]
+                    .into_iter()
+                    .collect();
+            let base = |k: ThreadKey| cursors.get(&k).copied().unwrap_or(0);
+            let fut = rename_inputs(&mut p, phi, &base, true);
+            assert_eq!(
+                rename_inputs_memo(&mut p, &mut memo, phi, &cursors, true),
+                fut
+            );
+            match fut {
+                Some(fut) => {
+                    renamed += 1;
+                    let back = rename_inputs(&mut p, fut, &base, false);
+                    assert_eq!(back, Some(phi));
+                    assert_eq!(
+                        rename_inputs_memo(&mut p, &mut memo, fut, &cursors, false),
+                        back
+                    );
+                }
+                None => failed += 1,
+            }
+        }
+        assert!(
+            renamed > 20 && failed > 20,
+            "{renamed} renamed, {failed} failed"
+        );
+    }
+
     #[test]
     fn table_keeps_one_key_per_slot_and_bounds_size() {
         let mut p = TermPool::new();
@@ -832,7 +1071,7 @@ mod tests {
         s.record(&mut p, vec![5], &sleep, Some(c1), &rw);
         // The same sleep set, and larger ones (in any order, footprints as sets).
         let same = s.lookup(&mut p, &[5], &sleep).expect("S ⊆ S");
-        assert_eq!((same.ps, &same.rw), (c1, &rw));
+        assert_eq!((same.ps, &*same.rw), (c1, &rw));
         let larger = sleep_key([t2_reads_y.clone(), t1_writes_x.clone()]);
         assert_eq!(s.lookup(&mut p, &[5], &larger).map(|u| u.ps), Some(c1));
         // Not where the thread is awake, nor where it sleeps before another event.
@@ -860,7 +1099,7 @@ mod tests {
         );
         let both = s.lookup(&mut p, &[5], &larger).expect("both apply");
         assert_eq!(both.ps, p.or(c1, c2));
-        assert_eq!(both.rw, rw2);
+        assert_eq!(*both.rw, rw2);
         // A visit that claims nothing under another sleep set only weakens the flags.
         s.record(&mut p, vec![5], &sleep_key([t1_reads_x]), None, &rw);
         let again = s.lookup(&mut p, &[5], &sleep).expect("still there");
@@ -1007,11 +1246,20 @@ mod tests {
         let mut p = TermPool::new();
         let mut seed = 7u64;
         let mut compared = 0;
+        let mut prev = p.fals();
         for round in 0..400u64 {
             let phi = random_formula(&mut p, &mut seed, 4);
             let vars = p.vars(phi);
             assert_eq!(&*p.vars_cached(phi), &vars[..]);
             assert_eq!(&*p.vars_cached(phi), &vars[..], "asked again");
+            // A summary grown by a disjunct (or a conjunct): from the known side's.
+            let grown = if round % 2 == 0 {
+                p.or(phi, prev)
+            } else {
+                p.and(prev, phi)
+            };
+            assert_eq!(&*p.vars_cached(grown), &p.vars(grown)[..]);
+            prev = grown;
             let mut env = crate::symbolic::model::Assignment::default();
             let mut map = FxHashMap::default();
             let mut bits = 0;

@@ -645,8 +645,15 @@ impl TermPool {
         }
     }
 
-    /// The `Input` and `Fut` variables of a term, sorted (as [`TermPool::vars`] would
-    /// list them); the walk skips subterms that mention none.
+    /// Whether `t` mentions an `Input` or `Fut` variable.
+    pub fn has_inputs(&self, t: TermId) -> bool {
+        self.has_inputs[t.index()]
+    }
+
+    /// The `Input` and `Fut` variables of `t`, sorted (as [`TermPool::vars`] would list
+    /// them); the walk skips subterms that mention none. For `summary::rename_inputs`,
+    /// the reference of the search's memoized renaming.
+    #[cfg(test)]
     pub fn input_vars(&self, t: TermId) -> Vec<(Var, u8)> {
         let mut out = Vec::new();
         if !self.has_inputs[t.index()] {
@@ -696,18 +703,38 @@ impl TermPool {
         if let Some(v) = self.vars_memo.get(&t) {
             return v.clone();
         }
-        let order = self.topological_cached(t);
-        let mut vars: Vec<(Var, u8)> = order
-            .iter()
-            .filter_map(|&x| match *self.node(x) {
-                Node::Var { var, width } => Some((var, width)),
-                _ => None,
-            })
-            .collect();
-        vars.sort();
-        let v: std::rc::Rc<[(Var, u8)]> = vars.into();
+        // A summary grows as `ps ∨ wp` (and a wp as conjunctions): when one side's
+        // variables are known, the other side's are found by walking only it, and the
+        // two sorted lists merged (the same list: a variable term is one id).
+        let v: std::rc::Rc<[(Var, u8)]> = match self.halves(t, |p, x| p.vars_memo.contains_key(&x))
+        {
+            Some((a, b)) => {
+                let va = self.vars_memo.get(&a).cloned();
+                let vb = self.vars_memo.get(&b).cloned();
+                let va = va.unwrap_or_else(|| self.vars(a).into());
+                let vb = vb.unwrap_or_else(|| self.vars(b).into());
+                merge_sorted(&va, &vb).into()
+            }
+            None => {
+                let order = self.topological_cached(t);
+                let mut vars: Vec<(Var, u8)> = order
+                    .iter()
+                    .filter_map(|&x| match *self.node(x) {
+                        Node::Var { var, width } => Some((var, width)),
+                        _ => None,
+                    })
+                    .collect();
+                vars.sort();
+                vars.into()
+            }
+        };
         self.vars_memo.insert(t, v.clone());
         v
+    }
+
+    /// [`TermPool::vars_cached`] of `t` if it was asked before.
+    pub fn vars_known(&self, t: TermId) -> Option<std::rc::Rc<[(Var, u8)]>> {
+        self.vars_memo.get(&t).cloned()
     }
 
     /// [`super::model::topological`], computed once per term.
@@ -715,9 +742,33 @@ impl TermPool {
         if let Some(v) = self.topo_memo.get(&t) {
             return v.clone();
         }
-        let v: std::rc::Rc<[TermId]> = super::model::topological(self, t).into();
+        // As for the variables: a conjunction or disjunction one of whose sides has its
+        // order known is the merge of the sides' orders (both ascending) and then itself
+        // (created after its subterms, so the largest id).
+        let v: std::rc::Rc<[TermId]> = match self.halves(t, |p, x| p.topo_memo.contains_key(&x)) {
+            Some((a, b)) => {
+                let ta = self.topo_memo.get(&a).cloned();
+                let tb = self.topo_memo.get(&b).cloned();
+                let ta = ta.unwrap_or_else(|| super::model::topological(self, a).into());
+                let tb = tb.unwrap_or_else(|| super::model::topological(self, b).into());
+                let mut order = merge_sorted(&ta, &tb);
+                debug_assert!(order.last().is_none_or(|&x| x < t));
+                order.push(t);
+                order.into()
+            }
+            None => super::model::topological(self, t).into(),
+        };
         self.topo_memo.insert(t, v.clone());
         v
+    }
+
+    /// The two sides of a conjunction or disjunction `t` when `known` holds for one of
+    /// them.
+    fn halves(&self, t: TermId, known: impl Fn(&Self, TermId) -> bool) -> Option<(TermId, TermId)> {
+        match *self.node(t) {
+            Node::And(a, b) | Node::Or(a, b) if known(self, a) || known(self, b) => Some((a, b)),
+            _ => None,
+        }
     }
 
     /// The free variables of a term.
@@ -738,6 +789,32 @@ impl TermPool {
         out.sort();
         out
     }
+}
+
+/// The sorted union of two sorted lists without repeats.
+fn merge_sorted<T: Ord + Copy>(a: &[T], b: &[T]) -> Vec<T> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => {
+                out.push(a[i]);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push(b[j]);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                out.push(a[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
 }
 
 /// The direct subterms of a node, at most three, held inline.
@@ -849,6 +926,48 @@ mod tests {
         let n = p.not(e);
         let nn = p.not(n);
         assert_eq!(nn, e);
+    }
+
+    /// The cached variables and order of a conjunction or disjunction built from
+    /// sides whose own are cached (a summary growing as `ps ∨ wp`) equal the walk's.
+    #[test]
+    fn cached_vars_and_order_of_a_growing_disjunction_equal_the_walk() {
+        let mut p = TermPool::new();
+        let mut ps: Option<TermId> = None;
+        for i in 0..40u32 {
+            let x = input(&mut p, i % 7);
+            let y = p.var(
+                Var::Cell {
+                    obj: ObjInst(i % 3),
+                    offset: u64::from(i % 5),
+                },
+                if i % 4 == 0 { 8 } else { 32 },
+            );
+            let y = p.resize(y, 32, false);
+            let k = p.bv_const(u64::from(i), 32);
+            let s = p.bin(BvOp::Add, x, y);
+            let c = p.cmp(CmpOp::Ult, s, k);
+            let d = p.cmp(CmpOp::Eq, y, k);
+            let wp = if i % 3 == 0 { p.and(c, d) } else { p.or(c, d) };
+            if i % 5 == 0 {
+                // Sometimes one side was asked for before, sometimes the other.
+                p.vars_cached(wp);
+                p.topological_cached(wp);
+            }
+            let next = match ps {
+                None => wp,
+                Some(ps) if i % 2 == 0 => p.or(ps, wp),
+                Some(ps) => p.and(wp, ps),
+            };
+            if i % 3 != 1 {
+                assert_eq!(&*p.vars_cached(next), &p.vars(next)[..]);
+                assert_eq!(
+                    &*p.topological_cached(next),
+                    &super::super::model::topological(&p, next)[..]
+                );
+            }
+            ps = Some(next);
+        }
     }
 
     fn a_eq(p: &mut TermPool, a: TermId, b: TermId) -> TermId {

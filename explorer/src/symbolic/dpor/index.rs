@@ -60,13 +60,14 @@ fn filing_keys(loc: Loc) -> Vec<Key> {
 }
 
 /// The keys under which the steps conflicting with an access at `loc` are filed (apart
-/// from [`Key::All`], which every query reads). `None`: every step (an access to
+/// from [`Key::All`], which every query reads), at most two (held inline: this runs for
+/// every access of every race and clock query). `None`: every step (an access to
 /// everything).
-fn query_keys(loc: Loc) -> Option<Vec<Key>> {
+fn query_keys(loc: Loc) -> Option<([Key; 2], usize)> {
     match loc {
-        Loc::Mem(o, off) => Some(vec![Key::Cell(o, off), Key::Whole(o)]),
-        Loc::Obj(o) => Some(vec![Key::AnyOf(o)]),
-        Loc::Mutex(..) | Loc::Cond(..) | Loc::Thread(_) => Some(vec![Key::Sync(loc)]),
+        Loc::Mem(o, off) => Some(([Key::Cell(o, off), Key::Whole(o)], 2)),
+        Loc::Obj(o) => Some(([Key::AnyOf(o), Key::All], 1)),
+        Loc::Mutex(..) | Loc::Cond(..) | Loc::Thread(_) => Some(([Key::Sync(loc), Key::All], 1)),
         Loc::All => None,
     }
 }
@@ -138,12 +139,12 @@ impl StepIndex {
     /// first, each once: a superset of the steps dependent with `foot` (the caller tests
     /// each), exact enough that readers are skipped for a footprint that only reads.
     pub fn candidates(&self, u: Tid, foot: &[Access]) -> Candidates<'_> {
-        let mut lists: Vec<&[u32]> = Vec::new();
+        let mut lists = Lists8::default();
         if foot.iter().any(|a| a.loc == Loc::All) {
             if let Some(all) = self.by_thread.get(u) {
                 lists.push(all);
             }
-            return Candidates::new(lists);
+            return Candidates { lists, last: None };
         }
         let mut push = |key: Key, reads: bool| {
             if let Some(l) = self.by_key.get(&key).and_then(|ls| ls.get(u)) {
@@ -155,24 +156,67 @@ impl StepIndex {
         };
         push(Key::All, true);
         for a in foot {
-            for key in query_keys(a.loc).unwrap_or_default() {
-                push(key, a.write);
+            if let Some((keys, n)) = query_keys(a.loc) {
+                for &key in &keys[..n] {
+                    push(key, a.write);
+                }
             }
         }
-        Candidates::new(lists)
+        Candidates { lists, last: None }
+    }
+}
+
+/// The step lists a query merges: inline up to eight (a footprint of one or two accesses
+/// needs at most ten, and most have one), on the heap past that.
+#[derive(Default)]
+struct Lists8<'a> {
+    inline: [&'a [u32]; 8],
+    len: usize,
+    more: Vec<&'a [u32]>,
+}
+
+impl<'a> Lists8<'a> {
+    fn push(&mut self, l: &'a [u32]) {
+        if l.is_empty() {
+            return;
+        }
+        if self.len < self.inline.len() {
+            self.inline[self.len] = l;
+            self.len += 1;
+        } else {
+            self.more.push(l);
+        }
+    }
+
+    /// The index of the list whose last step is the newest, and that step.
+    fn newest(&self) -> Option<(usize, u32)> {
+        let mut best: Option<(usize, u32)> = None;
+        let all = self.inline[..self.len].iter().chain(self.more.iter());
+        for (n, l) in all.enumerate() {
+            if let Some(&t) = l.last() {
+                if best.is_none_or(|(_, b)| t > b) {
+                    best = Some((n, t));
+                }
+            }
+        }
+        best
+    }
+
+    /// Drops the last step of list `n`.
+    fn drop_last(&mut self, n: usize) {
+        let l = if n < self.len {
+            &mut self.inline[n]
+        } else {
+            &mut self.more[n - self.len]
+        };
+        *l = &l[..l.len() - 1];
     }
 }
 
 /// A merge of ascending step lists, newest first, without repeats.
 pub struct Candidates<'a> {
-    lists: Vec<&'a [u32]>,
+    lists: Lists8<'a>,
     last: Option<u32>,
-}
-
-impl<'a> Candidates<'a> {
-    fn new(lists: Vec<&'a [u32]>) -> Self {
-        Candidates { lists, last: None }
-    }
 }
 
 impl Iterator for Candidates<'_> {
@@ -180,14 +224,8 @@ impl Iterator for Candidates<'_> {
 
     fn next(&mut self) -> Option<usize> {
         loop {
-            let (which, &top) = self
-                .lists
-                .iter()
-                .enumerate()
-                .filter_map(|(n, l)| l.last().map(|t| (n, t)))
-                .max_by_key(|&(_, t)| *t)?;
-            let l = &mut self.lists[which];
-            *l = &l[..l.len() - 1];
+            let (which, top) = self.lists.newest()?;
+            self.lists.drop_last(which);
             if self.last != Some(top) {
                 self.last = Some(top);
                 return Some(top as usize);
