@@ -78,6 +78,8 @@ fn run_resumed(program: &analysis::ir::Program, quick_states: u64) -> SearchOutc
     c.slice = true;
     c.relevant = Some(type_b_slice(program));
     c.probe_quick_states = Some(quick_states);
+    // The state bound, not the clock, stops the short search (see `probe`).
+    c.probe_quick_time = Some(Duration::from_secs(5));
     c.all_violations = true;
     c.timeout = Some(Duration::from_secs(5));
     c.max_states = Some(20_000);

@@ -134,8 +134,10 @@ fn the_search_after_a_short_search_prunes_what_that_one_explored() {
         let off = verify(&source, "inc_resumed.c", |c| c.probe = false);
         assert_eq!(off.verdict, expected, "{check}: {off:?}");
         let half = off.stats.states / 2;
+        // Time enough for the state bound to stop the short search on any machine.
         let on = verify(&source, "inc_resumed.c", |c| {
-            c.probe_quick_states = Some(half)
+            c.probe_quick_states = Some(half);
+            c.probe_quick_time = Some(Duration::from_secs(60));
         });
         assert_eq!(on.verdict, expected, "{check}: {:?}", on.stats);
         assert_eq!(on.stats.probe_quick_searches, 1, "{check}: {:?}", on.stats);
@@ -144,6 +146,28 @@ fn the_search_after_a_short_search_prunes_what_that_one_explored() {
             "{check}: the search after the short one explored {} states, a fresh one {}",
             on.stats.states,
             off.stats.states
+        );
+    }
+}
+
+/// Where the clock stops the short search depends on the machine, so the search after
+/// a short search the clock stopped starts afresh: its statistics are those of the
+/// search without the probe. (A short search given no time at all is stopped by the
+/// clock at its first node on any machine.)
+#[test]
+fn the_search_after_a_short_search_the_clock_stopped_counts_as_without_the_probe() {
+    for check in ["counter <= 6", "counter >= 2"] {
+        let source = increments(3, check);
+        let off = verify(&source, "inc_clocked.c", |c| c.probe = false);
+        let on = verify(&source, "inc_clocked.c", |c| {
+            c.probe_quick_time = Some(Duration::ZERO)
+        });
+        assert_eq!(on.verdict, Verdict::Safe, "{check}: {:?}", on.stats);
+        assert_eq!(on.stats.probe_quick_searches, 1, "{check}: {:?}", on.stats);
+        assert_eq!(
+            (on.stats.runs, on.stats.partial_runs, on.stats.states),
+            (off.stats.runs, off.stats.partial_runs, off.stats.states),
+            "{check}"
         );
     }
 }

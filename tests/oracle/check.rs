@@ -30,9 +30,10 @@ pub(crate) fn check(path: &Path, text: &str, seed: u64, limits: &Limits) -> Chec
 type Extra = (&'static str, Strategy, fn(&mut Config));
 
 /// The extra searches of `check_with(.., true)`: classic DPOR (the default is source
-/// sets) under dpor and dpor+ag, and dpor+ag without the probe and the spin-loop and
-/// await reductions.
-const EXTRA: [Extra; 3] = [
+/// sets) under dpor and dpor+ag, dpor+ag without the probe and the spin-loop and
+/// await reductions, and dpor+ag whose short search stops after 20 states, so that the
+/// search after it runs on its engine with its summaries.
+const EXTRA: [Extra; 4] = [
     ("dpor classic", Strategy::Dpor, |c| {
         c.dpor = DporMode::Classic
     }),
@@ -46,6 +47,14 @@ const EXTRA: [Extra; 3] = [
             c.probe = false;
             c.spin_loops = false;
             c.await_assumes = false;
+        },
+    ),
+    (
+        "dpor+ag --no-slice after a 20-state short search",
+        Strategy::DporAg,
+        |c| {
+            c.probe_quick_states = Some(20);
+            c.probe_quick_time = Some(std::time::Duration::from_secs(60));
         },
     ),
 ];

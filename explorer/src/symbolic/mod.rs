@@ -347,11 +347,13 @@ pub struct Config {
     /// three threads: DPOR searches that cut runs at 3, 4, ... threads (see `probe`),
     /// within a small budget. Needs `probe`. Default: true.
     pub probe_thread_bounds: bool,
-    /// Also end the probe's short search after this many scheduling nodes (it ends
-    /// after a tenth of the timeout, at most 1 s, in any case): a short search that does
-    /// not depend on the machine's speed, for tests of the search that resumes after it
-    /// (see `probe`). Default: `None`.
+    /// End the probe's short search after this many scheduling nodes (it ends after a
+    /// tenth of the timeout, at most 1 s, in any case; see `probe`). Default: `None`,
+    /// which is `probe::QUICK_MAX_STATES`.
     pub probe_quick_states: Option<u64>,
+    /// The probe's short search's share of the time. Default: `None`, which is a tenth
+    /// of the timeout, at most 1 s (`probe::quick_time`).
+    pub probe_quick_time: Option<Duration>,
     /// Told how far the search has come about once a second (the library prints nothing
     /// itself: a progress display is the caller's). Default: `None`.
     pub progress: Option<ProgressObserver>,
@@ -422,6 +424,7 @@ impl Default for Config {
             probe_schedules: true,
             probe_thread_bounds: true,
             probe_quick_states: None,
+            probe_quick_time: None,
             progress: None,
         }
     }

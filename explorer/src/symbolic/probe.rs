@@ -38,9 +38,12 @@
 //! when it does not finish): a verdict it reaches (SAFE, or a violation) is the outcome,
 //! and only when it ends UNKNOWN (its time ran out, or another bound cut it) do the
 //! further phases run, then the search from the start, against the overall deadline.
-//! That search runs on the short search's engine and keeps its summary table
+//! When its own state bound ([`QUICK_MAX_STATES`]) stopped the short search, that
+//! search runs on the short search's engine and keeps its summary table
 //! ([`Engine::restart_with_summaries`], which says why that is sound): with `dpor+ag`,
 //! the subtrees the short search explored to the end are pruned, not explored again.
+//! When the clock stopped it, the search starts afresh: where the clock stops depends
+//! on the machine, and the statistics of a search that finishes must not.
 //!
 //! **Other schedules** ([`Config::probe_schedules`], session 10). The non-preemptive run
 //! always takes the *oldest* waiting thread at a switch, and `main`'s return (which ends
@@ -125,10 +128,14 @@ pub fn search_with_probe(prog: &Program, config: &Config) -> Result<SearchOutcom
         if decided {
             return Ok(with_probe(quick, probed, first_ms));
         }
+        let reproducible = !stopped_by_the_clock(&quick);
         probed.add(quick);
         probed.stats.probe_quick_searches += 1;
         probe_further(prog, config, &mut probed, length)?;
-        resumed = Some(engine);
+        // Where the clock stopped the short search depends on the machine's speed and
+        // load, and with its summaries so would the search's runs: that search starts
+        // afresh, so the same program and options give the same statistics.
+        resumed = reproducible.then_some(engine);
     }
     let probe_time_ms = started.elapsed().as_secs_f64() * 1000.0;
     if !probed.violations.is_empty() && !config.all_violations {
@@ -150,6 +157,20 @@ pub fn search_with_probe(prog: &Program, config: &Config) -> Result<SearchOutcom
     Ok(with_probe(outcome, probed, probe_time_ms))
 }
 
+/// Scheduling nodes the short search may visit (unless `Config::probe_quick_states`
+/// says otherwise): about a second's work on most programs, so that it, and not the
+/// clock, is what usually ends the short search (see [`stopped_by_the_clock`]).
+pub const QUICK_MAX_STATES: u64 = 20_000;
+
+/// Did a bound of time or of the machine (the deadline, the solver's deadline, the
+/// process's memory) stop `outcome`'s search, rather than one of the search's own?
+fn stopped_by_the_clock(outcome: &SearchOutcome) -> bool {
+    outcome
+        .incomplete
+        .iter()
+        .any(|i| matches!(i.reason, Reason::Timeout | Reason::Solver | Reason::Memory))
+}
+
 /// The longest short search: a tenth of the timeout, at most 1 s.
 pub fn quick_time(timeout: Option<Duration>) -> Duration {
     let most = Duration::from_secs(1);
@@ -157,7 +178,8 @@ pub fn quick_time(timeout: Option<Duration>) -> Duration {
 }
 
 /// The search itself (the config's strategy, reductions, summaries and checks) on
-/// `engine`, within [`quick_time`] from now (and `Config::probe_quick_states`): what it
+/// `engine`, within [`quick_time`] from now and [`QUICK_MAX_STATES`] scheduling nodes
+/// (or `Config::probe_quick_states`): what it
 /// finishes is the verdict, and nothing else runs. Otherwise the engine keeps its
 /// summaries for the search that follows ([`Engine::restart_with_summaries`]), so the
 /// short search's work is not lost.
@@ -167,8 +189,12 @@ fn quick_search(
     started: Instant,
 ) -> Result<SearchOutcome, VerifyError> {
     engine.restart_budget_at(started);
-    let ends = Instant::now() + quick_time(config.timeout);
-    engine.limit_budget(Some(ends), config.probe_quick_states);
+    let time = config
+        .probe_quick_time
+        .unwrap_or_else(|| quick_time(config.timeout));
+    let ends = Instant::now() + time;
+    let states = config.probe_quick_states.unwrap_or(QUICK_MAX_STATES);
+    engine.limit_budget(Some(ends), Some(states));
     engine.run()
 }
 
