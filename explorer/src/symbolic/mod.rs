@@ -352,6 +352,12 @@ pub struct Config {
     /// not depend on the machine's speed, for tests of the search that resumes after it
     /// (see `probe`). Default: `None`.
     pub probe_quick_states: Option<u64>,
+    /// In the `dpor` and `dpor+ag` search, the step that ends the program (`main`'s
+    /// return) is not enabled while another thread can take a step other than a
+    /// spurious wake-up: it runs last, and DPOR never reverses its races (see `search`,
+    /// "Exit deferral"). Not in the probe's own schedules, nor in the baseline (the
+    /// unreduced reference). Default: true.
+    pub defer_exit: bool,
     /// Told how far the search has come about once a second (the library prints nothing
     /// itself: a progress display is the caller's). Default: `None`.
     pub progress: Option<ProgressObserver>,
@@ -422,6 +428,7 @@ impl Default for Config {
             probe_schedules: true,
             probe_thread_bounds: true,
             probe_quick_states: None,
+            defer_exit: true,
             progress: None,
         }
     }
