@@ -19,6 +19,14 @@
 //! the communication shapes of `tests/common/gen_shapes.rs` (`AGX_DIFF_SHAPE_PROGRAMS`,
 //! default 12; `AGX_DIFF_SHAPE_SEED`). A failing program is written to the
 //! temporary directory and named in the message, with the verdicts of each strategy.
+//!
+//! A third test compares the exit deferral (`Config::defer_exit`: `main`'s return runs
+//! only when no other thread can step) on and off, for `dpor` and `dpor+ag` with the
+//! slice, on `gen::program_unjoined` (no thread joined, so `main`'s return may cut them
+//! off anywhere): a finished search reaches every violation any of them found (the
+//! baseline, which never defers, among them), and the deferral is never SAFE where the
+//! search without it found a violation (`AGX_DIFF_EXIT_PROGRAMS`, default 40;
+//! `AGX_DIFF_EXIT_SEED`).
 
 mod common;
 
@@ -152,6 +160,109 @@ fn strategies_reach_the_same_violations_on_shape_programs() {
     assert!(
         count < 8 || seen.with_violation > 0,
         "no shape program has a violation"
+    );
+}
+
+/// dpor or dpor+ag (with the slice) with the exit deferral on or off.
+fn run_exit(
+    program: &analysis::ir::Program,
+    strategy: Strategy,
+    defer_exit: bool,
+) -> SearchOutcome {
+    let mut c = Config::default();
+    c.strategy = strategy;
+    if strategy == Strategy::DporAg {
+        c.relevant = Some(type_b_slice(program));
+    }
+    c.defer_exit = defer_exit;
+    c.all_violations = true;
+    c.timeout = Some(Duration::from_secs(5));
+    c.max_states = Some(20_000);
+    symbolic::verify(program, &c).unwrap_or_else(|e| panic!("verify failed: {e}"))
+}
+
+#[test]
+fn exit_deferral_keeps_the_violations_of_unjoined_programs() {
+    let count: u64 = env_u64("AGX_DIFF_EXIT_PROGRAMS").unwrap_or(40);
+    let first: u64 = env_u64("AGX_DIFF_EXIT_SEED").unwrap_or(1);
+    let dir = std::env::temp_dir().join(format!("agx-diff-exit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let (mut checked, mut with_violation, mut fewer) = (0, 0, 0);
+    for seed in first..first + count {
+        let text = gen::program_unjoined(seed).text;
+        let path = dir.join(format!("exit_{seed}.c"));
+        std::fs::write(&path, &text).expect("write program");
+        let program =
+            analysis::load_program(&path, &FrontendOptions::default()).unwrap_or_else(|e| {
+                panic!("seed {seed}: the generated program does not lower: {e}\n{text}")
+            });
+        let base = run(&program, Strategy::Baseline, false, Repair::Strict);
+        let pairs = [Strategy::Dpor, Strategy::DporAg]
+            .map(|s| (s, run_exit(&program, s, true), run_exit(&program, s, false)));
+        let mut all: Vec<(String, &SearchOutcome)> = vec![("baseline".to_string(), &base)];
+        for (s, on, off) in &pairs {
+            all.push((format!("{s:?}, deferred exit"), on));
+            all.push((format!("{s:?}, exit anywhere"), off));
+        }
+        let describe = || {
+            all.iter()
+                .map(|(n, o)| {
+                    format!(
+                        "{n}: {:?} {:?} runs {}+{} {:?}",
+                        o.verdict,
+                        violated(o),
+                        o.stats.runs,
+                        o.stats.partial_runs,
+                        o.incomplete
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n  ")
+        };
+        let union: BTreeSet<u32> = all.iter().flat_map(|(_, o)| violated(o)).collect();
+        for (name, o) in &all {
+            if finished(o) {
+                assert_eq!(
+                    violated(o),
+                    union,
+                    "seed {seed} ({}): {name} finished without reaching every violation \
+                     the searches found\n  {}",
+                    path.display(),
+                    describe()
+                );
+            }
+        }
+        for (s, on, off) in &pairs {
+            assert!(
+                on.verdict != symbolic::Verdict::Safe || off.violations.is_empty(),
+                "seed {seed} ({}): {s:?} with the deferred exit is SAFE where the search \
+                 without it found a violation\n  {}",
+                path.display(),
+                describe()
+            );
+            if finished(on) && finished(off) {
+                checked += 1;
+                fewer += u64::from(total_runs(on) < total_runs(off));
+            }
+        }
+        with_violation += u64::from(!union.is_empty());
+        let _ = std::fs::remove_file(&path);
+    }
+    let _ = std::fs::remove_dir(&dir);
+    println!(
+        "exit deferral: {checked} of {} searches finished both ways ({fewer} with fewer \
+         runs deferred); {with_violation} of {count} programs have violations",
+        2 * count
+    );
+    assert!(
+        checked >= count,
+        "too few searches finished both ways ({checked} of {})",
+        2 * count
+    );
+    assert!(
+        count < 10 || (with_violation > 0 && fewer > 0),
+        "the unjoined programs exercise nothing: {with_violation} with violations, \
+         {fewer} searches with fewer runs deferred"
     );
 }
 

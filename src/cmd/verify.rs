@@ -166,6 +166,12 @@ pub struct Args {
     /// counted in the stats as `probe_*`; only a violation is taken from them).
     #[arg(long)]
     pub no_probe_thread_bounds: bool,
+    /// In the dpor / dpor+ag search, explore `main`'s return (which ends the program)
+    /// at every position, as any other step, instead of only when no other thread can
+    /// step (the exit deferral: same verdicts, fewer runs; for measuring and
+    /// cross-checking it).
+    #[arg(long)]
+    pub no_exit_deferral: bool,
     /// Memory budget in MiB: live heap blocks beyond it end a path, and a search whose
     /// resident memory exceeds it stops; the verdict is then `unknown` naming `memory`.
     #[arg(long, value_name = "MIB", default_value_t = 4096)]
@@ -629,6 +635,7 @@ fn config(args: &Args, driver: &Driver) -> Result<Config> {
     c.probe = !args.no_probe;
     c.probe_schedules = !args.no_probe_schedules;
     c.probe_thread_bounds = !args.no_probe_thread_bounds;
+    c.defer_exit = !args.no_exit_deferral;
     c.max_memory = args.max_memory.saturating_mul(1 << 20);
     c.args = args.program_args.clone();
     c.symbolic_args = args.symbolic_args;

@@ -83,7 +83,15 @@ pub struct Generated {
 
 /// The program of `seed`.
 pub fn program(seed: u64) -> Generated {
-    Gen::program(seed)
+    Gen::program(seed, false)
+}
+
+/// The program of `seed` with no thread joined (but the one whose end value `main`
+/// calls, family (4)): `main` asserts and returns while its threads may still run, so
+/// its return cuts them off at any point (what `Config::defer_exit` reorders). The
+/// same random draws as [`program`], so the rest of the program is the same.
+pub fn program_unjoined(seed: u64) -> Generated {
+    Gen::program(seed, true)
 }
 
 /// Which families a program may use (each drawn per program).
@@ -325,7 +333,7 @@ impl Gen {
         self.line(indent, "pthread_mutex_unlock(&m);");
     }
 
-    fn program(seed: u64) -> Generated {
+    fn program(seed: u64, unjoined: bool) -> Generated {
         let mut g = Gen {
             rng: Rng::new(seed),
             out: String::new(),
@@ -602,7 +610,7 @@ impl Gen {
                 g.line(1, &format!("pthread_join(h[{t}], &r);"));
                 g.line(1, "b = __VERIFIER_nondet_int();");
                 g.line(1, &format!("((void (*)({param}))r)(b);"));
-            } else if j {
+            } else if j && !unjoined {
                 g.line(1, &format!("pthread_join(h[{t}], 0);"));
             }
         }

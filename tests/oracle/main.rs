@@ -229,6 +229,45 @@ fn random_programs_agree_with_random_concrete_runs() {
     }
 }
 
+/// The programs of `gen::program_unjoined` (no thread joined: `main`'s return may cut
+/// them off anywhere, which the searches' exit deferral, `Config::defer_exit`, reorders)
+/// against random concrete runs, by the same rules. `AGX_ORACLE_UNJOINED_PROGRAMS=N`
+/// checks N programs (default 8) from seed `AGX_ORACLE_UNJOINED_SEED` (default 1).
+#[test]
+fn unjoined_programs_agree_with_random_concrete_runs() {
+    let count = env_u64("AGX_ORACLE_UNJOINED_PROGRAMS").unwrap_or(8);
+    let first = env_u64("AGX_ORACLE_UNJOINED_SEED").unwrap_or(1);
+    let limits = Limits::from_env();
+    let dir = std::env::temp_dir().join(format!("agx-oracle-unjoined-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let failures = failures_dir();
+    let (mut violations, mut messages) = (0, Vec::new());
+    for seed in first..first + count {
+        let text = gen::program_unjoined(seed).text;
+        let path = dir.join(format!("unjoined_{seed}.c"));
+        std::fs::write(&path, &text).expect("write program");
+        let checked = check(&path, &text, seed, &limits);
+        violations += u64::from(checked.concrete.any_violation());
+        if !checked.mismatches.is_empty() {
+            let note = format!(
+                "seed {seed} (unjoined)\n{}\n{}",
+                checked.mismatches.join("\n"),
+                checked.report
+            );
+            let name = format!("unjoined_{seed}.c");
+            messages.push(keep_mismatch(&failures, &name, &text, &note));
+        }
+        let _ = std::fs::remove_file(&path);
+    }
+    let _ = std::fs::remove_dir(&dir);
+    println!("oracle (unjoined): {count} programs, {violations} with a concrete violation");
+    assert!(messages.is_empty(), "{}", messages.join("\n"));
+    assert!(
+        count < 4 || violations > 0,
+        "no unjoined program fails concretely"
+    );
+}
+
 /// The lock and wait protocols of `common::gen_spin` (issue 15's spin-loop reduction and
 /// DPOR's footprints of atomic functions through pointer parameters) against random
 /// concrete runs, by the same rules. `AGX_ORACLE_SPIN_PROGRAMS=N` checks N programs

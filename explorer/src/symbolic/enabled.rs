@@ -51,6 +51,42 @@ impl<'p> Engine<'p> {
             .get(f.index as usize)
     }
 
+    /// Is `t`'s next step the one that ends the program (`main`'s return)?
+    pub fn ends_program(st: &State, t: Tid) -> bool {
+        matches!(
+            st.threads[t].status,
+            Status::Ending {
+                exit_program: true,
+                ..
+            }
+        )
+    }
+
+    /// Does this engine defer the step that ends the program ([`super::Config::defer_exit`];
+    /// the DPOR search only: not the probe's own schedules, not the baseline)?
+    pub fn defers_exit(&self) -> bool {
+        self.setup.cfg.defer_exit
+            && !self.setup.probe
+            && self.setup.cfg.strategy != super::Strategy::Baseline
+    }
+
+    /// The threads the search may schedule at `st`: the enabled ones, without the step
+    /// that ends the program while another thread can take a step other than a
+    /// spurious wake-up, when the exit is deferred (see `search`, "Exit deferral").
+    /// With only spurious wake-ups beside it the exit stays enabled: dropping it would
+    /// make the node look stuck (a deadlock), which the early exit avoids.
+    pub fn schedulable_threads(&self, st: &State) -> Vec<Tid> {
+        let mut enabled = self.enabled_threads(st);
+        if self.defers_exit()
+            && enabled
+                .iter()
+                .any(|&t| !Self::ends_program(st, t) && self.is_enabled_without_wakeup(st, t))
+        {
+            enabled.retain(|&t| !Self::ends_program(st, t));
+        }
+        enabled
+    }
+
     /// A pointer operand's (object, offset) if it is known without forking.
     fn peek_addr(&self, st: &State, t: Tid, op: &Operand) -> Option<(ObjInst, Option<u64>)> {
         let v = match op {

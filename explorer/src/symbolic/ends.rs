@@ -240,6 +240,12 @@ impl<'p> Engine<'p> {
             return rw;
         }
         if let Some(t) = k.tid {
+            if ends_run && self.defers_exit() && Self::ends_program(st, t) {
+                // A deferred exit's races are never reversed (see `search`, "Exit
+                // deferral"): repairing them for a pruned subtree would only schedule
+                // every enabled thread where the exit cannot run.
+                return rw;
+            }
             let key = st.threads[t].key;
             let mut add = |a: Access| {
                 let last = self.search.dpor.last_race(t, clock, &a);

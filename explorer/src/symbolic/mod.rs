@@ -354,6 +354,12 @@ pub struct Config {
     /// The probe's short search's share of the time. Default: `None`, which is a tenth
     /// of the timeout, at most 1 s (`probe::quick_time`).
     pub probe_quick_time: Option<Duration>,
+    /// In the `dpor` and `dpor+ag` search, the step that ends the program (`main`'s
+    /// return) is not enabled while another thread can take a step other than a
+    /// spurious wake-up: it runs last, and DPOR never reverses its races (see `search`,
+    /// "Exit deferral"). Not in the probe's own schedules, nor in the baseline (the
+    /// unreduced reference). Default: true.
+    pub defer_exit: bool,
     /// Told how far the search has come about once a second (the library prints nothing
     /// itself: a progress display is the caller's). Default: `None`.
     pub progress: Option<ProgressObserver>,
@@ -425,6 +431,7 @@ impl Default for Config {
             probe_thread_bounds: true,
             probe_quick_states: None,
             probe_quick_time: None,
+            defer_exit: true,
             progress: None,
         }
     }

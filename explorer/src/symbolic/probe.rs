@@ -101,6 +101,10 @@ fn probe_config(config: &Config) -> Config {
         timeout: Some(probe_time(config.timeout)),
         carry: None,
         progress: None,
+        // The first run takes `main`'s return as soon as `main` gets there: its length
+        // places the priority schedules' change points (`run_length`), which the
+        // deferral would move; the other orders run the exit last by their own rule.
+        defer_exit: false,
         ..config.clone()
     }
 }
@@ -627,6 +631,9 @@ mod tests {
         assert_eq!(p.max_states, Some(50));
         assert_eq!(p.strategy, Strategy::Dpor);
         assert!(!p.slice);
+        // The first run's length places the PCT change points: it takes main's return
+        // as soon as main gets there (session 12).
+        assert!(c.defer_exit && !p.defer_exit);
         c.max_states = None;
         assert_eq!(probe_config(&c).max_states, Some(PROBE_MAX_STATES));
     }

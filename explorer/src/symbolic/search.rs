@@ -11,6 +11,43 @@
 //!    baseline; for DPOR one thread to start with, more as races are found), skipping
 //!    sleeping threads,
 //! 5. conjoins the children's weakest preconditions and records the summary.
+//!
+//! **Exit deferral** (`Config::defer_exit`, on by default, `verify --no-exit-deferral`;
+//! issue 15). In the `dpor` and `dpor+ag` search the step that ends the program
+//! (`main`'s return: a thread in `Status::Ending { exit_program: true }`) is not
+//! enabled while another thread can take a step other than a spurious wake-up
+//! ([`Engine::schedulable_threads`]): it runs only when every other thread has finished
+//! or is blocked (or can only wake spuriously), always as the run's last step. Its races
+//! are never reversed: its pending footprint (everything) is left out of the race
+//! detection at nodes, of the Type A cut's check and of the accesses a summary records
+//! for repairs, which would only schedule it earlier (or, where it is not enabled,
+//! every enabled thread). Before, it was explored at every position and DPOR reversed
+//! its race with every other thread's steps: reorder_5 and scull explored several
+//! times the states they explore now.
+//!
+//! Soundness: the exit step only removes behaviours (it cuts the other threads off),
+//! and it reports nothing itself. Any violation (an assertion, undefined behaviour, a
+//! data race, a deadlock) of an execution containing an early exit happens before the
+//! exit, in a prefix without it; that prefix consists of steps of threads other than
+//! the exit, each enabled where it ran, so it is also a prefix of an execution with the
+//! exit deferred, which the search covers (DPOR's argument holds for the reduced
+//! transition system, in which the exit is the only step whose enabledness depends on
+//! other threads' states, and it ends the run). A deadlock is reported only when no
+//! thread can step; a pending exit can always step, so where the others are blocked and
+//! `main` waits to exit the program ends (as the early exit would have), an ordinary
+//! finished run, not a deadlock; with only spurious wake-ups beside it, the exit stays
+//! enabled with them (else the node would look stuck). The cost: a thread that neither
+//! blocks nor ends (an unbounded loop the spin-loop reductions do not turn into an
+//! await) runs after `main`'s return until a bound (the unwind bound, `max_events`, the
+//! state budget) cuts the run, where the early exit would have ended it: such runs end
+//! UNKNOWN naming that bound, never SAFE (`fixtures/verify/exit_unjoined_counter.c`).
+//! Without the deferral the same runs are explored too (DPOR reverses the exit with
+//! the loop's steps), so nothing that was decided becomes UNKNOWN.
+//! The probe's own schedules do not defer (`probe::probe_config`): its first
+//! non-preemptive run takes `main`'s return at once, and its length places the
+//! priority schedules' change points; the other orders run the exit last by their own
+//! rule. The baseline does not defer either (the unreduced reference). Witnesses need
+//! nothing: their schedule has the exit later.
 
 use super::dpor::{dependent, Access, EventInfo, Footprint, Incoming, NodeInfo, Role, VClock};
 use super::engine::{set_clock, Engine, Sub};
@@ -169,9 +206,12 @@ impl<'p> Engine<'p> {
         }
         let dpor = self.setup.cfg.strategy != Strategy::Baseline;
         let probe = self.setup.probe;
+        let defer = self.defers_exit();
         if dpor && !probe {
             for p in 0..st.threads.len() {
-                if !st.is_live(p) {
+                // A deferred exit is never reversed: its races would only schedule it
+                // earlier (see the module doc, "Exit deferral").
+                if !st.is_live(p) || (defer && Self::ends_program(st, p)) {
                     continue;
                 }
                 if let Some(foot) = self.pending_footprint(st, p) {
@@ -183,7 +223,7 @@ impl<'p> Engine<'p> {
                 }
             }
         }
-        let enabled = self.enabled_threads(st);
+        let enabled = self.schedulable_threads(st);
         if self.setup.cfg.checks.race {
             self.races_at_node(st, &enabled);
             if self.search.stop {
@@ -455,6 +495,10 @@ impl<'p> Engine<'p> {
                     t,
                     super::dpor::Access::release(super::dpor::Loc::Thread(th.key)),
                 ));
+            }
+            // A deferred exit's races are never reversed (module doc, "Exit deferral").
+            if self.defers_exit() && Self::ends_program(st, t) {
+                continue;
             }
             if let Some(pending) = self.pending_footprint(st, t) {
                 accesses.extend(pending.into_iter().map(|a| (t, a)));
