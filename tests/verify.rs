@@ -9,6 +9,7 @@
 //! same violation.
 
 mod common;
+mod corpus_gate;
 
 use common::{agx_bin, files_with_ext, process, project_root, shown, stat, verify_json, witness};
 use serde_json::Value;
@@ -354,4 +355,40 @@ fn type_b_pivots_cut_runs_and_keep_the_verdict() {
     // Without the extra checks' criteria the slice is not used for Type B pivots.
     let checked = verify_json(&root, file, &["--check", "deadlock"]);
     assert_eq!(stat(&checked, "type_b_branches"), 0, "{checked}");
+}
+
+/// fk2012's runs grow path conditions of thousands of conjuncts; with no memory limit,
+/// Z3 used to spend minutes and gigabytes inside one `push` (internalizing them), where
+/// neither the search's deadline nor its memory check runs: `--timeout 5` ran past 40 s
+/// and, without a kill, to the machine's 24 GiB. The deadline now interrupts Z3 and
+/// the search answers UNKNOWN naming the timeout (a memory stop would do too).
+#[test]
+fn a_search_inside_a_long_solver_call_ends_at_its_deadline() {
+    let Some(corpus) =
+        corpus_gate::corpus_or_skip("a_search_inside_a_long_solver_call_ends_at_its_deadline")
+    else {
+        return;
+    };
+    let file = corpus.join("pthread-lit/fk2012.c");
+    let args: Vec<String> = ["verify", file.to_str().unwrap(), "--timeout", "5"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain(["--no-store", "--format", "json"].map(String::from))
+        .collect();
+    let limit = Duration::from_secs(60);
+    let done = process::run(&agx_bin(), &args, &corpus, limit);
+    assert_eq!(done.code, Some(3), "{}: {}", done.ending(), done.stderr);
+    let out: serde_json::Value = serde_json::from_str(&done.stdout).unwrap();
+    assert_eq!(out["verdict"], "unknown", "{}", done.stdout);
+    let reasons: Vec<&str> = out["incomplete"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|i| i["reason"].as_str())
+        .collect();
+    assert!(
+        reasons.iter().any(|r| ["timeout", "memory"].contains(r)),
+        "{}",
+        done.stdout
+    );
 }

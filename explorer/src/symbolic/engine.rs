@@ -12,7 +12,7 @@ use super::names::{Names, ObjInst, ObjName};
 
 pub use super::path::{CurrentPath, InputRec, TraceItem};
 
-use super::smt::Smt;
+use super::smt::{Smt, SolverFailure};
 use super::state::{State, Tid};
 use super::summary::{Accesses, Summaries, WpOp};
 use super::term::{TermId, TermPool};
@@ -464,6 +464,31 @@ impl<'p> Engine<'p> {
     // ---- bookkeeping ----
 
     /// Records why the search cannot conclude `Safe` (the first detail per reason).
+    /// Stops the search when Z3 can no longer answer (its memory budget, the deadline's
+    /// interrupt, an error), naming the bound; true when it did.
+    pub fn solver_failed(&mut self) -> bool {
+        let Some(failure) = self.smt.failure() else {
+            return false;
+        };
+        let (reason, detail) = match failure {
+            SolverFailure::Memory => (
+                Reason::Memory,
+                "the solver reached its memory budget (Z3's memory_max_size)".to_string(),
+            ),
+            SolverFailure::Interrupted => {
+                let secs = self.setup.cfg.timeout.map_or(0.0, |t| t.as_secs_f64());
+                (
+                    Reason::Timeout,
+                    format!("the search stopped after {secs:.1} s (the solver was interrupted)"),
+                )
+            }
+            SolverFailure::Error(e) => (Reason::Solver, format!("the solver failed: {e}")),
+        };
+        self.incomplete(reason, detail);
+        self.search.stop = true;
+        true
+    }
+
     pub fn incomplete(&mut self, reason: Reason, detail: String) {
         self.search.incomplete.entry(reason).or_insert(detail);
     }
@@ -490,6 +515,9 @@ impl<'p> Engine<'p> {
     /// Checks the time and state budgets; tells the progress observer, if any.
     pub fn out_of_time(&mut self) -> bool {
         if self.search.stop {
+            return true;
+        }
+        if self.solver_failed() {
             return true;
         }
         if let Some(max) = self.search.budget.max_states {
@@ -643,7 +671,7 @@ const ADDRESS_SPACE_HEADROOM: u64 = 64 << 20;
 
 /// The soft `RLIMIT_AS` in bytes, read once from `/proc/self/limits`; `None` when
 /// unlimited or unknown.
-fn address_space_limit() -> Option<u64> {
+pub(crate) fn address_space_limit() -> Option<u64> {
     static LIMIT: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
     *LIMIT.get_or_init(|| {
         let text = std::fs::read_to_string("/proc/self/limits").ok()?;

@@ -700,6 +700,20 @@ pub const DEFAULT_MAX_EVENTS: u64 = 50_000;
 /// size is tried (down to 64 MiB, which fits in a 512 MiB limit beside Z3).
 const SEARCH_STACKS: [usize; 6] = [2 << 30, 1 << 30, 512 << 20, 256 << 20, 128 << 20, 64 << 20];
 
+/// How long after its deadline a search's Z3 work is interrupted (the search's own
+/// checks, between steps and in Z3's query timeout, normally end it first).
+pub(crate) const DEADLINE_GRACE: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// Z3's share of the memory: the search's budget, and at most half the address space
+/// the process may have (the search stops near that limit itself, see
+/// `engine::memory_exhausted`, but Z3 allocates inside one call).
+pub(crate) fn z3_memory_budget(max_memory: u64) -> u64 {
+    match engine::address_space_limit() {
+        Some(limit) => max_memory.min(limit / 2),
+        None => max_memory,
+    }
+}
+
 /// Searches `program` for violations under `config`.
 ///
 /// The search runs on a thread of its own (with a large stack, since it recurses once per
@@ -725,7 +739,12 @@ pub fn verify(program: &Program, config: &Config) -> Result<SearchOutcome, Verif
             let spawned = std::thread::Builder::new()
                 .name("agx-search".into())
                 .stack_size(stack)
-                .spawn_scoped(scope, || probe::search_with_probe(program, config));
+                .spawn_scoped(scope, || {
+                    smt::limit_z3_memory(z3_memory_budget(config.max_memory));
+                    let _interrupt =
+                        smt::InterruptAtDeadline::arm(config.timeout.map(|t| t + DEADLINE_GRACE));
+                    probe::search_with_probe(program, config)
+                });
             match spawned {
                 Ok(handle) => {
                     return handle.join().unwrap_or_else(|_| {

@@ -285,8 +285,10 @@ impl<'p> Engine<'p> {
             Some(true) => {}
             Some(false) => return None,
             None => {
-                let what = "the solver gave up on a path condition".to_string();
-                self.incomplete(Reason::Solver, what);
+                if !self.solver_failed() {
+                    let what = "the solver gave up on a path condition".to_string();
+                    self.incomplete(Reason::Solver, what);
+                }
                 return None;
             }
         }

@@ -7,9 +7,12 @@
 use super::model::{topological, Assignment};
 use super::term::{BvOp, CmpOp, Node, TermId, TermPool, Var};
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::ffi::CStr;
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use z3::ast::{Bool, Dynamic, BV};
 use z3::SatResult;
+use z3_sys::{ErrorCode, Z3_context};
 
 /// The answer to a satisfiability query.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,6 +35,18 @@ pub struct SolverStats {
     pub time: Duration,
 }
 
+/// Why Z3 stopped answering. After an error its assertion stack may no longer mirror
+/// the path condition, so a failed [`Smt`] answers every later query `Unknown`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SolverFailure {
+    /// Z3 reached its share of the memory budget ([`limit_z3_memory`]).
+    Memory,
+    /// Z3 was interrupted at the search's deadline ([`InterruptAtDeadline`]).
+    Interrupted,
+    /// Any other error Z3 reported, in its words.
+    Error(String),
+}
+
 pub struct Smt {
     solver: z3::Solver,
     /// Per-query budget, and the budget Z3 has now.
@@ -46,6 +61,10 @@ pub struct Smt {
     cache: FxHashMap<(Vec<TermId>, TermId), Answer>,
     cache_limit: usize,
     pub stats: SolverStats,
+    /// The thread's Z3 context, whose error code says whether a call failed (the z3
+    /// crate's context has no error handler, so Z3 reports errors only there).
+    ctx: Z3_context,
+    failure: Option<SolverFailure>,
 }
 
 impl Smt {
@@ -63,9 +82,44 @@ impl Smt {
             cache: FxHashMap::default(),
             cache_limit: 200_000,
             stats: SolverStats::default(),
+            ctx: z3::Context::thread_local().get_z3_context(),
+            failure: None,
         };
         smt.apply_timeout();
         smt
+    }
+
+    /// Why Z3 stopped answering, if it did.
+    pub fn failure(&self) -> Option<&SolverFailure> {
+        self.failure.as_ref()
+    }
+
+    /// Records the error of the last Z3 call, if it failed; true when the solver still
+    /// answers.
+    fn healthy(&mut self) -> bool {
+        if self.failure.is_some() {
+            return false;
+        }
+        // SAFETY: `ctx` is this thread's context, alive while any `Smt` of it is.
+        let code = unsafe { z3_sys::Z3_get_error_code(self.ctx) };
+        if code == ErrorCode::Ok {
+            return true;
+        }
+        // SAFETY: as above; Z3 returns a static or context-owned C string.
+        let message = unsafe {
+            let text = z3_sys::Z3_get_error_msg(self.ctx, code);
+            if text.is_null() {
+                String::new()
+            } else {
+                CStr::from_ptr(text).to_string_lossy().into_owned()
+            }
+        };
+        self.failure = Some(match code {
+            ErrorCode::MemoutFail => SolverFailure::Memory,
+            _ if message.contains("cancel") => SolverFailure::Interrupted,
+            _ => SolverFailure::Error(format!("{code:?}: {message}")),
+        });
+        false
     }
 
     /// Queries give up at `deadline` (the end of the search's time budget) at the latest.
@@ -119,19 +173,30 @@ impl Smt {
                 return ans.clone();
             }
         }
+        if self.failure.is_some() {
+            return Answer::Unknown;
+        }
         self.apply_timeout();
         let extra_ast = self.bool_of(pool, extra);
         let answer = if self.involves_fp(pool, pcon, extra) {
             self.check_one_shot(pool, pcon, &extra_ast, wanted)
+        } else if !self.sync(pool, pcon) {
+            Answer::Unknown
         } else {
-            self.sync(pool, pcon);
             let start = Instant::now();
             self.solver.push();
-            self.solver.assert(&extra_ast);
-            let answer = answer_of(&self.solver, wanted);
-            self.solver.pop(1);
+            let mut answer = Answer::Unknown;
+            if self.healthy() {
+                self.solver.assert(&extra_ast);
+                answer = answer_of(&self.solver, wanted);
+                self.solver.pop(1);
+            }
             self.stats.time += start.elapsed();
-            answer
+            if self.healthy() {
+                answer
+            } else {
+                Answer::Unknown
+            }
         };
         self.stats.queries += 1;
         if answer != Answer::Unknown {
@@ -145,7 +210,8 @@ impl Smt {
 
     /// Brings the solver's assertion stack to exactly `pcon` (one push per conjunct),
     /// popping only what differs: along a depth-first search most of it is shared.
-    pub(super) fn sync(&mut self, pool: &TermPool, pcon: &[TermId]) {
+    /// False when Z3 failed on the way ([`Smt::failure`]).
+    pub(super) fn sync(&mut self, pool: &TermPool, pcon: &[TermId]) -> bool {
         let common = self
             .asserted
             .iter()
@@ -159,10 +225,17 @@ impl Smt {
         }
         for &c in &pcon[common..] {
             let ast = self.bool_of(pool, c);
+            // Pushing makes Z3 internalize the assertions before it, which on a long path
+            // condition can take long and much memory: the deadline's interrupt and the
+            // memory budget end it with an error, checked here.
             self.solver.push();
+            if !self.healthy() {
+                return false;
+            }
             self.solver.assert(&ast);
             self.asserted.push(c);
         }
+        self.healthy()
     }
 
     /// Does the query have a floating-point operation?
@@ -197,7 +270,11 @@ impl Smt {
         let start = Instant::now();
         let answer = answer_of(&solver, wanted);
         self.stats.time += start.elapsed();
-        answer
+        if self.healthy() {
+            answer
+        } else {
+            Answer::Unknown
+        }
     }
 
     fn bool_of(&mut self, pool: &TermPool, t: TermId) -> Bool {
@@ -343,6 +420,84 @@ fn needs_new_timeout(current: Option<u32>, want: Option<u32>) -> bool {
     }
 }
 
+/// Interrupts the calling thread's Z3 context at a deadline, and every
+/// [`INTERRUPT_EVERY`] after it, until dropped. The search checks its deadline between
+/// steps and gives each query Z3's own timeout, but Z3 does some work outside queries
+/// that no timeout bounds: a `push` internalizes every assertion since the last one (on
+/// a run tens of thousands of events long, minutes and gigabytes). The interrupt ends
+/// that work with an error, which [`Smt`] records as [`SolverFailure::Interrupted`].
+pub struct InterruptAtDeadline {
+    stop: Option<mpsc::Sender<()>>,
+    watcher: Option<std::thread::JoinHandle<()>>,
+}
+
+/// How often the interrupt is repeated after the deadline (Z3 clears its flag when a
+/// new query starts).
+const INTERRUPT_EVERY: Duration = Duration::from_millis(50);
+
+impl InterruptAtDeadline {
+    /// Arms the interrupt for this thread's context, `after` from now (`None`: never).
+    /// Must be dropped on the thread that armed it, before its context is.
+    pub fn arm(after: Option<Duration>) -> InterruptAtDeadline {
+        let unarmed = InterruptAtDeadline {
+            stop: None,
+            watcher: None,
+        };
+        let Some(deadline) = after.and_then(|a| Instant::now().checked_add(a)) else {
+            return unarmed;
+        };
+        // A raw pointer is not `Send`; the context outlives the watcher, which `drop`
+        // joins before the arming thread can end.
+        let ctx = z3::Context::thread_local().get_z3_context().as_ptr() as usize;
+        let (stop, stopped) = mpsc::channel::<()>();
+        let watcher = std::thread::Builder::new()
+            .name("agx-z3-deadline".into())
+            .stack_size(256 << 10)
+            .spawn(move || {
+                let mut next = deadline;
+                loop {
+                    let wait = next.saturating_duration_since(Instant::now());
+                    match stopped.recv_timeout(wait) {
+                        Err(mpsc::RecvTimeoutError::Timeout) => {}
+                        _ => return,
+                    }
+                    if let Some(ctx) = std::ptr::NonNull::new(ctx as *mut z3_sys::_Z3_context) {
+                        // SAFETY: the context is alive (see above); Z3_interrupt is
+                        // made to be called from another thread.
+                        unsafe { z3_sys::Z3_interrupt(ctx) };
+                    }
+                    next = Instant::now() + INTERRUPT_EVERY;
+                }
+            });
+        match watcher {
+            Ok(watcher) => InterruptAtDeadline {
+                stop: Some(stop),
+                watcher: Some(watcher),
+            },
+            // Without the watcher the search still checks its deadline between steps.
+            Err(_) => unarmed,
+        }
+    }
+}
+
+impl Drop for InterruptAtDeadline {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(watcher) = self.watcher.take() {
+            let _ = watcher.join();
+        }
+    }
+}
+
+/// Limits the memory Z3 allocates (process-wide, all contexts) to `bytes`, at least
+/// 64 MiB: past it Z3 fails the call at hand ([`SolverFailure::Memory`]) instead of
+/// allocating on until the process's limit, where an allocation failure inside Z3
+/// kills the process.
+pub fn limit_z3_memory(bytes: u64) {
+    let mib = (bytes >> 20).max(64);
+    z3::set_global_param("memory_max_size", &mib.to_string());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -386,6 +541,27 @@ mod tests {
         // The same query again comes from the cache.
         assert_eq!(smt.check(&p, &[gt], le, &[]), Answer::Unsat);
         assert_eq!(smt.stats.cache_hits, 1);
+    }
+
+    /// Factoring a 64-bit semiprime into 32-bit factors takes Z3 far longer than any
+    /// test: armed at once, the interrupt ends the query with no answer.
+    #[test]
+    fn the_deadline_interrupt_ends_a_query_without_a_timeout() {
+        let mut p = TermPool::new();
+        let mut smt = Smt::new(None);
+        let (x, y) = (p.var(input(0), 64), p.var(input(1), 64));
+        let (one, bound) = (p.bv_const(1, 64), p.bv_const(1 << 32, 64));
+        let product = p.bin(BvOp::Mul, x, y);
+        let n = p.bv_const(9_153_552_214_547_054_437, 64);
+        let pcon = [
+            p.cmp(CmpOp::Ult, one, x),
+            p.cmp(CmpOp::Ult, one, y),
+            p.cmp(CmpOp::Ult, x, bound),
+            p.cmp(CmpOp::Ult, y, bound),
+        ];
+        let factors = p.eq(product, n);
+        let _interrupt = InterruptAtDeadline::arm(Some(Duration::ZERO));
+        assert_eq!(smt.check(&p, &pcon, factors, &[]), Answer::Unknown);
     }
 
     /// A square root under a pushed path condition: the one-shot solver answers (the

@@ -28,6 +28,7 @@ mod fingerprint;
 
 use super::engine::{Engine, SideNext};
 use super::path::PathCond;
+use super::smt::InterruptAtDeadline;
 use super::state::{State, Status};
 use super::step::{Flow, StepCtx};
 use super::{Config, VerifyError};
@@ -44,6 +45,8 @@ pub struct Stepper<'p> {
     installed: u64,
     /// The last serial number given to a step.
     serials: u64,
+    /// Ends Z3's work at the configuration's deadline (see `InterruptAtDeadline`).
+    _interrupt: InterruptAtDeadline,
 }
 
 /// A scheduling node: the symbolic state with every thread at its next visible event,
@@ -127,10 +130,13 @@ impl<'p> Stepper<'p> {
         let mut engine = Engine::new(program, config)?;
         // Its paths are compared step by step with the interpreter's: no void events.
         engine.setup.await_on = false;
+        super::smt::limit_z3_memory(super::z3_memory_budget(config.max_memory));
+        let deadline = config.timeout.map(|t| t + super::DEADLINE_GRACE);
         Ok(Stepper {
             engine,
             installed: 0,
             serials: 0,
+            _interrupt: InterruptAtDeadline::arm(deadline),
         })
     }
 
