@@ -107,10 +107,11 @@ pub struct Args {
     /// Term nodes after which a summary stops growing (dpor+ag).
     #[arg(long, value_name = "N", default_value_t = 4000)]
     pub summary_bound: u32,
-    /// How a node pruned by a summary repairs DPOR's backtrack sets: `strict` prunes
-    /// only where nothing is missing (never more runs than dpor), `add` prunes and adds
-    /// the backtrack points (the paper's repair: more pruning, sometimes more runs).
-    #[arg(long, default_value = "strict", value_name = "strict|add")]
+    /// How a node pruned by a summary repairs DPOR's backtrack sets: `add` prunes and
+    /// adds the backtrack points (the paper's repair: more pruning, sometimes more runs
+    /// than dpor), `strict` prunes only where nothing is missing (never more runs than
+    /// dpor).
+    #[arg(long, default_value = "add", value_name = "add|strict")]
     pub repair: explorer::symbolic::Repair,
     /// Record summaries only at nodes with an empty sleep set, as agx did before
     /// summaries relative to sleep sets (dpor+ag; for comparison).

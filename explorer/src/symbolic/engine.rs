@@ -308,7 +308,7 @@ impl<'p> Engine<'p> {
     /// (`carry`), where the program may even differ.
     ///
     /// Pruned nodes repair the backtrack sets as the config says. Under `Repair::Strict`
-    /// (the default) a node prunes only where its races are already in the path's
+    /// a node prunes only where its races are already in the path's
     /// backtrack sets, so the new search explores a subset of what a fresh one would
     /// (runs(dpor+ag) ≤ runs(dpor) still holds), but on the walk down the first run
     /// again the deepest finished subtrees are mostly explored again: what is saved is
