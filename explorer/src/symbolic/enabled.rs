@@ -274,7 +274,59 @@ impl<'p> Engine<'p> {
                 foot.push(access);
             }
         }
+        if f.via_globals.is_empty() {
+            return foot;
+        }
+        for v in &f.via_globals {
+            let access = Access {
+                loc: self.through_global(st, v),
+                write: v.write,
+                role: Role::Plain,
+            };
+            if access.loc == Loc::All {
+                return vec![Access::write(Loc::All)];
+            }
+            if !foot.contains(&access) {
+                foot.push(access);
+            }
+        }
+        // A store through a pointer into a global the section reads a pointer from
+        // would change the addresses computed here (see `ViaGlobal`).
+        let sources: Vec<ObjInst> = f.via_globals.iter().map(|v| v.global).collect();
+        let lands_in_source = |a: &Access| {
+            a.write
+                && match a.loc {
+                    Loc::Mem(o, _) | Loc::Obj(o) => sources.contains(&o),
+                    Loc::All => true,
+                    _ => false,
+                }
+        };
+        if foot.iter().any(lands_in_source) {
+            return vec![Access::write(Loc::All)];
+        }
         foot
+    }
+
+    /// The cell a `ViaGlobal` access touches when the section starts at `st`: the
+    /// global's pointer plus the offset (`Loc::All` when the global holds no pointer).
+    fn through_global(&self, st: &State, v: &super::reach::ViaGlobal) -> Loc {
+        let bytes = self.setup.dm.pointer_bytes() as u8;
+        if st.mem.get(v.global).is_none_or(|o| !o.live) {
+            return Loc::All;
+        }
+        match st.mem.load(v.global, v.at, bytes, true) {
+            Ok(super::state::Loaded::Value(SVal::Ptr { obj, off })) => {
+                match self
+                    .concrete(off)
+                    .map(|o| o as i64)
+                    .and_then(|o| o.checked_add(v.offset))
+                {
+                    Some(at) if at >= 0 => Loc::Mem(obj, at as u64),
+                    _ => Loc::Obj(obj),
+                }
+            }
+            _ => Loc::All,
+        }
     }
 
     fn names_child(&self, th: &super::state::Thread) -> Option<super::names::ThreadKey> {

@@ -18,11 +18,11 @@
 //! elsewhere).
 
 use super::dpor::{sync_objects, Access, Loc, Role, SyncObject};
-use super::names::{Names, ObjName};
+use super::names::{Names, ObjInst, ObjName};
 use analysis::ir::{
-    Callee, FuncId, ObjectKind, Operand, Program, RegId, StmtKind, SyncOp, TermKind,
+    Callee, FuncId, ObjectKind, Operand, Program, RegId, Rvalue, Scalar, StmtKind, SyncOp, TermKind,
 };
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 /// A footprint with the thread's own end left symbolic (its key is known only at run
 /// time).
@@ -278,6 +278,25 @@ fn sync(
 pub struct SectionFootprint {
     pub fixed: Vec<Access>,
     pub via_params: Vec<(RegId, bool)>,
+    pub via_globals: Vec<ViaGlobal>,
+}
+
+/// A load or store of an atomic section through a pointer the section reads from a
+/// global (`v[1] = 'X'` with `char *v` global): its address is the global's value
+/// when the section starts plus `offset` bytes. That holds when no statement of the
+/// section stores to the global directly (checked here), none calls a function (whose
+/// stores are not ordered with the load), and no store through a pointer lands in
+/// the global (checked where the footprint is computed, from the same values:
+/// `Engine::section_footprint`). The load of the global itself is in `fixed`, so a
+/// write to it by another thread wakes the section's thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ViaGlobal {
+    /// The global holding the pointer, and the pointer's offset in it.
+    pub global: ObjInst,
+    pub at: u64,
+    /// Bytes added to the pointer (constant pointer arithmetic in the section).
+    pub offset: i64,
+    pub write: bool,
 }
 
 /// The accesses of each atomic section that starts at an `AtomicBegin` and whose
@@ -429,6 +448,13 @@ fn section(
 ) -> Option<SectionFootprint> {
     let mut acc = BTreeSet::new();
     let mut via_params = BTreeSet::new();
+    let mut via_globals = BTreeSet::new();
+    // Registers holding a global's pointer plus a constant (defined once in `f`, so
+    // the value at a use is the one derived here).
+    let defs = definitions(f);
+    let mut derived: HashMap<RegId, (ObjInst, u64, i64)> = HashMap::new();
+    let mut stored_globals: BTreeSet<ObjInst> = BTreeSet::new();
+    let mut calls = false;
     let mut seen = std::collections::HashSet::new();
     let mut work = vec![(block, index, 1u32)];
     while let Some((b, i, depth)) = work.pop() {
@@ -461,6 +487,7 @@ fn section(
                     callee: Callee::Direct(g),
                     ..
                 } if prog.function(*g).is_defined() => {
+                    calls = true;
                     acc.extend(bodies[g.index()].as_ref()?.iter().copied());
                 }
                 StmtKind::Load {
@@ -475,7 +502,36 @@ fn section(
                 } if params.contains(r) => {
                     via_params.insert((*r, true));
                 }
-                kind => acc.extend(stmt_accesses(prog, names, kind)?),
+                StmtKind::Load {
+                    addr: Operand::Reg(r),
+                    ..
+                }
+                | StmtKind::Store {
+                    addr: Operand::Reg(r),
+                    ..
+                } if derived.contains_key(r) => {
+                    let (global, at, offset) = derived[r];
+                    let write = matches!(s.kind, StmtKind::Store { .. });
+                    via_globals.insert(ViaGlobal {
+                        global,
+                        at,
+                        offset,
+                        write,
+                    });
+                }
+                kind => {
+                    if let Some((reg, value)) = derived_pointer(prog, names, &derived, kind) {
+                        if defs.get(&reg) == Some(&1) {
+                            derived.insert(reg, value);
+                        }
+                    }
+                    if let StmtKind::Store { addr, .. } = kind {
+                        if let Some((o, _)) = global(prog, names, addr) {
+                            stored_globals.insert(o);
+                        }
+                    }
+                    acc.extend(stmt_accesses(prog, names, kind)?)
+                }
             }
         }
         if ended {
@@ -493,10 +549,87 @@ fn section(
             TermKind::Return(_) | TermKind::ThreadExit(_) => return None,
         }
     }
+    if !via_globals.is_empty()
+        && (calls
+            || via_globals
+                .iter()
+                .any(|v| stored_globals.contains(&v.global)))
+    {
+        return None;
+    }
     Some(SectionFootprint {
         fixed: acc.into_iter().collect(),
         via_params: via_params.into_iter().collect(),
+        via_globals: via_globals.into_iter().collect(),
     })
+}
+
+/// How many statements of `f` assign each register.
+fn definitions(f: &analysis::ir::Function) -> HashMap<RegId, u32> {
+    let mut defs = HashMap::new();
+    for s in f.blocks.iter().flat_map(|b| &b.stmts) {
+        if let Some(d) = s.kind.def() {
+            *defs.entry(d).or_insert(0) += 1;
+        }
+    }
+    for &p in &f.params {
+        *defs.entry(p).or_insert(0) += 1;
+    }
+    defs
+}
+
+/// The register `kind` defines as a global's pointer plus a constant, if it does: a
+/// pointer load from a global, a copy, or constant pointer arithmetic on such a
+/// register.
+fn derived_pointer(
+    prog: &Program,
+    names: &mut Names,
+    derived: &HashMap<RegId, (ObjInst, u64, i64)>,
+    kind: &StmtKind,
+) -> Option<(RegId, (ObjInst, u64, i64))> {
+    match kind {
+        StmtKind::Load {
+            dst,
+            addr,
+            ty: Scalar::Ptr,
+        } => {
+            let (global, at) = global(prog, names, addr)?;
+            Some((*dst, (global, at, 0)))
+        }
+        StmtKind::Assign {
+            dst,
+            value: Rvalue::Use(Operand::Reg(r)),
+        } => Some((*dst, *derived.get(r)?)),
+        StmtKind::Assign {
+            dst,
+            value:
+                Rvalue::PtrAdd {
+                    base: Operand::Reg(r),
+                    index: Operand::Int { bits, .. },
+                    index_ty,
+                    scale,
+                },
+        } => {
+            let (global, at, offset) = *derived.get(r)?;
+            let index = signed(*bits, *index_ty)?;
+            let step = index.checked_mul(i64::try_from(*scale).ok()?)?;
+            Some((*dst, (global, at, offset.checked_add(step)?)))
+        }
+        _ => None,
+    }
+}
+
+/// The value of an integer constant's bits as a signed number of its type.
+fn signed(bits: u64, ty: Scalar) -> Option<i64> {
+    let Scalar::Int { bits: width, .. } = ty else {
+        return None;
+    };
+    let width = u32::from(width);
+    if width == 0 || width > 64 {
+        return None;
+    }
+    let shift = 64 - width;
+    Some(((bits << shift) as i64) >> shift)
 }
 
 #[cfg(test)]
@@ -526,6 +659,42 @@ mod tests {
         let m = f.params[0];
         assert!(sections[0].fixed.is_empty(), "{sections:?}");
         assert_eq!(sections[0].via_params, vec![(m, false), (m, true)]);
+    }
+
+    #[test]
+    fn a_store_through_a_global_pointer_names_the_global_and_the_offset() {
+        let src = "void __VERIFIER_atomic_begin(void); void __VERIFIER_atomic_end(void);\n\
+            char *v;\n\
+            void w(void) { __VERIFIER_atomic_begin(); v[2] = 1; __VERIFIER_atomic_end(); }\n\
+            int main(void) { w(); return 0; }\n";
+        let (_, sections) = sections_of(src);
+        assert_eq!(sections.len(), 1, "{sections:?}");
+        let via = &sections[0].via_globals;
+        assert_eq!(via.len(), 1, "{sections:?}");
+        assert_eq!((via[0].at, via[0].offset, via[0].write), (0, 2, true));
+        // The load of `v` itself is a fixed read.
+        assert!(
+            sections[0]
+                .fixed
+                .iter()
+                .any(|a| !a.write && matches!(a.loc, Loc::Mem(o, 0) if o == via[0].global)),
+            "{sections:?}"
+        );
+    }
+
+    #[test]
+    fn a_section_that_stores_the_global_or_calls_has_no_footprint_through_it() {
+        let stores = "void __VERIFIER_atomic_begin(void); void __VERIFIER_atomic_end(void);\n\
+            char *v; char b;\n\
+            void w(void) { __VERIFIER_atomic_begin(); v[0] = 1; v = &b; __VERIFIER_atomic_end(); }\n\
+            int main(void) { w(); return 0; }\n";
+        assert!(sections_of(stores).1.is_empty());
+        let calls = "void __VERIFIER_atomic_begin(void); void __VERIFIER_atomic_end(void);\n\
+            char *v; char b;\n\
+            void set(void) { b = 1; }\n\
+            void w(void) { __VERIFIER_atomic_begin(); set(); v[0] = 1; __VERIFIER_atomic_end(); }\n\
+            int main(void) { w(); return 0; }\n";
+        assert!(sections_of(calls).1.is_empty());
     }
 
     #[test]
