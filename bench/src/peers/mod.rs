@@ -23,7 +23,11 @@
 //!   the blocked ones apart (Nidhugg's "assume-blocked", GenMC's "blocked": a spin loop
 //!   or an `assume` that never let its thread go on); agx counts such runs among its full
 //!   runs (`blocked_runs`), so the runs are also compared counted the peers' way: agx's
-//!   runs less its blocked ones (`runs_above_unblocked`).
+//!   runs less its blocked ones (`runs_above_unblocked`). Partial runs end before the
+//!   program does (at a sleep set, which Nidhugg also reports apart as "sleep-set
+//!   blocked", or cut by a summary or the slice), so the third count is agx's *complete*
+//!   executions alone: full runs less the blocked ones (`runs_above_complete`). The
+//!   first count is the conservative one; the last is the peers' own unit.
 //!
 //! Times: agx's wall time as the bench measured it (the child process, start-up
 //! included), the peers' seconds from their TSV.
@@ -270,9 +274,12 @@ pub struct TaskRow {
     pub decide: DecideGoal,
     /// The tools whose executions agx's runs exceed, with their executions.
     pub runs_above: Vec<(String, u64)>,
-    /// The same with agx's runs counted as the peers count executions: less the runs that
-    /// ended in a blocked wait ([`TaskRow::agx_unblocked_runs`]).
+    /// The same with agx's runs less those that ended in a blocked wait, which the peers
+    /// count apart ([`TaskRow::agx_unblocked_runs`]).
     pub runs_above_unblocked: Vec<(String, u64)>,
+    /// The same with agx's complete executions alone: full runs less the blocked ones,
+    /// partial runs left out ([`TaskRow::agx_complete_runs`]).
+    pub runs_above_complete: Vec<(String, u64)>,
 }
 
 impl TaskRow {
@@ -285,6 +292,12 @@ impl TaskRow {
     /// peers' blocked executions), `None` when verify reported no runs.
     pub fn agx_unblocked_runs(&self) -> Option<u64> {
         agx_unblocked_runs(&self.agx)
+    }
+
+    /// Full runs less the blocked ones: the executions that ran the program to its end,
+    /// as the peers count theirs (`None` when verify reported no runs).
+    pub fn agx_complete_runs(&self) -> Option<u64> {
+        agx_complete_runs(&self.agx)
     }
 
     fn agx_decides(&self) -> bool {
@@ -301,6 +314,14 @@ fn agx_runs(r: &Record) -> Option<u64> {
 
 fn agx_unblocked_runs(r: &Record) -> Option<u64> {
     agx_runs(r).map(|n| n.saturating_sub(r.blocked_runs.unwrap_or(0)))
+}
+
+fn agx_complete_runs(r: &Record) -> Option<u64> {
+    agx_runs(r).map(|_| {
+        r.runs
+            .unwrap_or(0)
+            .saturating_sub(r.blocked_runs.unwrap_or(0))
+    })
 }
 
 /// The tools deciding the task whose executions are fewer than `runs`.
@@ -383,13 +404,14 @@ fn task_row(agx: Record, has_inputs: Option<bool>, peers: Vec<Option<PeerRow>>) 
             }
         }
     };
-    let (runs_above, runs_above_unblocked) = if agx.outcome.is_correct() {
+    let (runs_above, runs_above_unblocked, runs_above_complete) = if agx.outcome.is_correct() {
         (
             tools_below(agx_runs(&agx), &peers),
             tools_below(agx_unblocked_runs(&agx), &peers),
+            tools_below(agx_complete_runs(&agx), &peers),
         )
     } else {
-        (Vec::new(), Vec::new())
+        (Vec::new(), Vec::new(), Vec::new())
     };
     TaskRow {
         agx,
@@ -398,6 +420,7 @@ fn task_row(agx: Record, has_inputs: Option<bool>, peers: Vec<Option<PeerRow>>) 
         decide,
         runs_above,
         runs_above_unblocked,
+        runs_above_complete,
     }
 }
 
@@ -517,6 +540,31 @@ mod tests {
         );
     }
 
+    #[test]
+    fn partial_runs_are_not_complete_executions() {
+        let peers = parse_tsv(
+            &tsv(&["p\tcut\tfalse\tnidhugg\tFALSE\tcorrect false\t1.0\t3\t"]),
+            "n.tsv",
+        )
+        .unwrap();
+        // 2 full runs (1 blocked) and 6 partial ones against Nidhugg's 3 executions.
+        let mut cut = agx("p/cut", Status::False, false, 2, 100);
+        cut.partial_runs = Some(6);
+        let c = compare(&[cut], &peers, &|_| Some(false));
+        let row = &c.rows[0];
+        assert_eq!(row.agx_runs(), Some(8));
+        assert_eq!(row.agx_unblocked_runs(), Some(7));
+        assert_eq!(row.agx_complete_runs(), Some(1));
+        assert_eq!(row.runs_above, vec![("nidhugg".to_string(), 3)]);
+        assert_eq!(row.runs_above_unblocked, vec![("nidhugg".to_string(), 3)]);
+        assert!(row.runs_above_complete.is_empty());
+        let text = render(&c);
+        assert!(
+            text.contains("its 6 partial runs ended early") && text.contains("): above on 0\n"),
+            "{text}"
+        );
+    }
+
     fn sample_comparison() -> PeerComparison {
         let peers = [
             parse_tsv(
@@ -568,7 +616,7 @@ mod tests {
             "10 runs, 1 blocked: 9 still above 5"
         );
         // 3 runs of which 1 ended in a blocked wait: above nidhugg's 2 complete
-        // executions, but not when counted as the peers count.
+        // executions, but not less the blocked ones.
         assert_eq!(row("p/inputs").agx.blocked_runs, Some(1));
         assert_eq!(row("p/inputs").agx_unblocked_runs(), Some(2));
         assert!(row("p/inputs").runs_above_unblocked.is_empty());

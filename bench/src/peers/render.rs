@@ -172,7 +172,7 @@ fn goals(out: &mut String, c: &PeerComparison) {
         .collect();
     let _ = writeln!(
         out,
-        "GOAL runs counted as the peers count (agx's runs less the {} that ended in a \
+        "GOAL runs less the blocked ones (agx's runs less the {} that ended in a \
          blocked wait, which the peers report apart from their executions): above on {}",
         both.iter()
             .map(|r| r.agx.blocked_runs.unwrap_or(0))
@@ -181,6 +181,24 @@ fn goals(out: &mut String, c: &PeerComparison) {
     );
     if !unblocked.is_empty() {
         let _ = writeln!(out, "  above: {}", names(&unblocked));
+    }
+    let complete: Vec<&TaskRow> = both
+        .iter()
+        .copied()
+        .filter(|r| !r.runs_above_complete.is_empty())
+        .collect();
+    let _ = writeln!(
+        out,
+        "GOAL runs counted as complete executions (agx's full runs less the blocked ones; \
+         its {} partial runs ended early, at a sleep set (Nidhugg's \"sleep-set blocked\"), a \
+         summary or a slice cut): above on {}",
+        both.iter()
+            .map(|r| r.agx.partial_runs.unwrap_or(0))
+            .sum::<u64>(),
+        complete.len()
+    );
+    if !complete.is_empty() {
+        let _ = writeln!(out, "  above: {}", names(&complete));
     }
     let only_agx: Vec<&TaskRow> = c
         .rows
