@@ -138,8 +138,9 @@ fn strategies_reach_the_same_violations_on_random_programs() {
 }
 
 /// The same on the communication shapes of `tests/common/gen_shapes.rs` (one writer and
-/// several readers, flags, aliases, a mutex with a hole). `AGX_DIFF_SHAPE_PROGRAMS=N`
-/// (default 12) from seed `AGX_DIFF_SHAPE_SEED` (default 1).
+/// several readers, flags, aliases, a mutex with a hole, atomic sections through global
+/// pointers). `AGX_DIFF_SHAPE_PROGRAMS=N` (default 12) from seed `AGX_DIFF_SHAPE_SEED`
+/// (default 1).
 #[test]
 fn strategies_reach_the_same_violations_on_shape_programs() {
     let count: u64 = env_u64("AGX_DIFF_SHAPE_PROGRAMS").unwrap_or(12);

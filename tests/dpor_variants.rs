@@ -8,8 +8,8 @@
 //! `AGX_DPOR_PROGRAMS=N` checks N programs of `gen.rs` and of `gen_spin.rs` (default 40),
 //! from seed `AGX_DPOR_FIRST_SEED` (default 1); `AGX_DPOR_SHAPE_PROGRAMS=N` N of the
 //! communication shapes of `gen_shapes.rs` (one writer and several readers, flags,
-//! aliases, a mutex with a hole; default 12); a failing program is written to the
-//! temporary directory and named in the message.
+//! aliases, a mutex with a hole, atomic sections through global pointers; default 12);
+//! a failing program is written to the temporary directory and named in the message.
 
 mod common;
 

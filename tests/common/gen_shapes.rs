@@ -22,6 +22,13 @@
 //! - [`Shape::MutexHole`]: increments of two counters under a mutex; one thread may make
 //!   its access without the lock or under another mutex; threads assert the invariant
 //!   inside their section and `main` the totals.
+//! - [`Shape::Sections`]: atomic sections that load, store and increment cells through
+//!   the global pointers `p` and `q` (plus constant offsets) while other threads
+//!   retarget them between two arrays; some sections retarget `p` themselves, directly
+//!   or through a pointer parameter that points at `p` (`__VERIFIER_atomic_retarget`),
+//!   before storing through it. Threads and `main` assert on the cells. This is what the
+//!   footprint of a pending section through a global pointer (`reach::ViaGlobal`)
+//!   must get right.
 //!
 //! In some programs threads decide on inputs (`__VERIFIER_nondet_int`) whether to act,
 //! so summaries of input-dependent paths matter. Programs have at most four threads
@@ -38,10 +45,17 @@ pub enum Shape {
     Flags,
     Alias,
     MutexHole,
+    Sections,
 }
 
 impl Shape {
-    pub const ALL: [Shape; 4] = [Shape::Readers, Shape::Flags, Shape::Alias, Shape::MutexHole];
+    pub const ALL: [Shape; 5] = [
+        Shape::Readers,
+        Shape::Flags,
+        Shape::Alias,
+        Shape::MutexHole,
+        Shape::Sections,
+    ];
 }
 
 /// A generated program and its shape.
@@ -52,7 +66,7 @@ pub struct Shaped {
 
 /// The program of `seed` (its shape by the seed: each comes in turn).
 pub fn shape_program(seed: u64) -> Shaped {
-    let shape = Shape::ALL[(seed % 4) as usize];
+    let shape = Shape::ALL[(seed % Shape::ALL.len() as u64) as usize];
     let mut g = G {
         rng: Rng::new(seed ^ 0x5348_4150_4553),
         out: String::new(),
@@ -63,6 +77,7 @@ pub fn shape_program(seed: u64) -> Shaped {
         Shape::Flags => g.flags(),
         Shape::Alias => g.alias(),
         Shape::MutexHole => g.mutex_hole(),
+        Shape::Sections => g.sections(),
     }
     Shaped { text: g.out, shape }
 }
@@ -498,5 +513,108 @@ impl G {
         }
         self.line(1, "return 0;");
         self.line(0, "}");
+    }
+
+    /// Atomic sections through the global pointers `p` and `q`, which threads retarget.
+    /// The arrays have room for the largest offset (`cells + 1` plus index 3).
+    fn sections(&mut self) {
+        let threads = 2 + self.rng.below(2) as usize;
+        self.line(0, "extern void __VERIFIER_atomic_begin(void);");
+        self.line(0, "extern void __VERIFIER_atomic_end(void);");
+        self.line(0, "int cells[5];");
+        self.line(0, "int other[5];");
+        self.line(0, "int *p = cells;");
+        self.line(0, "int *q = other;");
+        self.line(0, "int n = 0;");
+        // Retargets `*pp` and stores through `p`: the cell written is not the one `p`
+        // pointed to when the section started when `pp == &p`.
+        self.line(0, "void __VERIFIER_atomic_retarget(int **pp, int *to) {");
+        self.line(1, "*pp = to;");
+        self.line(1, "p[1] = 3;");
+        self.line(0, "}");
+        // In some programs the last thread only checks a cell: its read then races with
+        // nothing but the stores that reach that cell.
+        let checker = self.rng.chance(40);
+        for t in 0..threads {
+            self.line(0, &format!("void *t{t}(void *arg) {{"));
+            if checker && t == threads - 1 {
+                let line = self.check_op();
+                self.line(1, &line);
+                self.line(1, "return 0;");
+                self.line(0, "}");
+                continue;
+            }
+            let (i, open) = self.maybe_guard(15);
+            for _ in 0..1 + self.rng.below(3) {
+                self.section_op(i);
+            }
+            self.close_guard(open);
+            self.line(1, "return 0;");
+            self.line(0, "}");
+        }
+        self.line(0, "int main(void) {");
+        let order = self.create_all(threads, &[]);
+        if self.rng.chance(40) {
+            self.section_op(1);
+        }
+        for &t in &order {
+            self.line(1, &format!("pthread_join(h[{t}], 0);"));
+        }
+        let (k, j, v) = (self.rng.below(4), self.rng.below(4), self.rng.below(5));
+        self.line(1, &format!("assert(cells[{k}] + other[{j}] != {v});"));
+        self.line(1, "return 0;");
+        self.line(0, "}");
+    }
+
+    /// One statement of [`G::sections`].
+    fn section_op(&mut self, i: usize) {
+        let (k, j, v) = (self.rng.below(4), self.rng.below(4), 1 + self.rng.below(3));
+        let text = match self.rng.below(11) {
+            0 | 1 => format!("__VERIFIER_atomic_begin(); p[{k}] = {v}; __VERIFIER_atomic_end();"),
+            2 => format!(
+                "__VERIFIER_atomic_begin(); q[{j}] = p[{k}] + {v}; __VERIFIER_atomic_end();"
+            ),
+            3 => format!(
+                "__VERIFIER_atomic_begin(); {{ int r = p[{k}]; p[{j}] = r + 1; }} \
+                 __VERIFIER_atomic_end();"
+            ),
+            4 => format!(
+                "__VERIFIER_atomic_begin(); n = n + 1; p[{k}] = n; __VERIFIER_atomic_end();"
+            ),
+            5 => format!(
+                "__VERIFIER_atomic_begin(); if (p[{k}] == {v}) q[{j}] = 1; \
+                 __VERIFIER_atomic_end();"
+            ),
+            6 => [
+                "p = other;",
+                "p = cells;",
+                "q = cells;",
+                "p = cells + 1;",
+                "q = other + 1;",
+            ][self.rng.below(5) as usize]
+                .to_string(),
+            7 => format!(
+                "__VERIFIER_atomic_begin(); p = other; p[{k}] = {v}; __VERIFIER_atomic_end();"
+            ),
+            8 => [
+                "__VERIFIER_atomic_retarget(&p, other);",
+                "__VERIFIER_atomic_retarget(&q, cells);",
+            ][self.rng.below(2) as usize]
+                .to_string(),
+            _ => self.check_op(),
+        };
+        self.line(i, &text);
+    }
+
+    /// An assertion on the cells of [`G::sections`].
+    fn check_op(&mut self) -> String {
+        let (k, j, v) = (self.rng.below(4), self.rng.below(4), 1 + self.rng.below(3));
+        match self.rng.below(3) {
+            0 => format!("assert(cells[{k}] != {v} || other[{j}] != 0);"),
+            // The value only `__VERIFIER_atomic_retarget` stores.
+            1 => ["assert(other[1] != 3);", "assert(cells[1] != 3);"][self.rng.below(2) as usize]
+                .to_string(),
+            _ => format!("if (other[{j}] == {v}) assert(cells[{k}] != {v});"),
+        }
     }
 }

@@ -45,8 +45,9 @@
 //! (default: `Config::dpor`'s).
 //! `AGX_ORACLE_SHAPE_PROGRAMS` / `AGX_ORACLE_SHAPE_SEED` choose the programs of
 //! `common::gen_shapes` (one writer and several readers, flags, aliases, a mutex with a
-//! hole; default 8 from seed 1), checked with classic DPOR and dpor+ag without its probe
-//! and spin/await reductions besides the searches above.
+//! hole, atomic sections through global pointers; default: seeds 1..=8 and
+//! `SHAPE_CATCHING_SEEDS`), checked with classic DPOR and dpor+ag without its probe and
+//! spin/await reductions besides the searches above.
 //! `scripts/soak.sh N` runs N programs in a release build.
 //!
 //! Modules: `runs` (the random concrete runs and what they found), `searches` (the
@@ -70,6 +71,21 @@ use std::time::{Duration, Instant};
 
 /// Generated programs of the CI run (after `CATCHING_SEEDS`).
 const CI_PROGRAMS: u64 = 32;
+
+/// Shape programs that caught a wrong footprint of an atomic section through a global
+/// pointer (`reach::ViaGlobal`) in a mutant of the tree: (seed, the mutation). They
+/// stay in the CI list of the shapes.
+const SHAPE_CATCHING_SEEDS: &[(u64, &str)] = &[
+    (
+        9,
+        "the load of the global left out of the section's fixed reads: every search SAFE",
+    ),
+    (
+        29,
+        "a store through a parameter into the global not falling back to everything: \
+         dpor and dpor+ag miss the assertion",
+    ),
+];
 
 /// Seeds whose programs caught one of issue 10's wrong verdicts on the tree before the
 /// fixes: (seed, the issue's case, who was wrong). They stay in the CI list. "ag" is
@@ -132,6 +148,20 @@ fn catching_seeds_still_generate_their_family() {
         assert!(
             gen::program(*seed).families.contains(&family),
             "seed {seed} ({what}) no longer generates {family:?}"
+        );
+    }
+}
+
+/// The shape seeds that caught a wrong section footprint still build sections through
+/// global pointers (a change to the generator would silently drop them otherwise).
+#[test]
+fn shape_catching_seeds_still_generate_sections() {
+    use common::gen_shapes::{self, Shape};
+    for (seed, what) in SHAPE_CATCHING_SEEDS {
+        let shaped = gen_shapes::shape_program(*seed);
+        assert!(
+            shaped.shape == Shape::Sections && shaped.text.contains("__VERIFIER_atomic"),
+            "shape seed {seed} ({what}) no longer generates sections"
         );
     }
 }
@@ -301,16 +331,29 @@ fn spin_protocol_programs_agree_with_random_concrete_runs() {
 }
 
 /// The communication shapes of `common::gen_shapes` (one writer and several readers,
-/// message passing through flags, one cell under several names, a mutex with a hole)
-/// against random concrete runs, by the same rules, with classic DPOR and dpor+ag
-/// without its probe and spin/await reductions besides the usual searches.
+/// message passing through flags, one cell under several names, a mutex with a hole,
+/// atomic sections through retargeted global pointers) against random concrete runs,
+/// by the same rules, with classic DPOR and dpor+ag without its probe and spin/await
+/// reductions besides the usual searches.
 /// `AGX_ORACLE_SHAPE_PROGRAMS=N` checks N programs from seed `AGX_ORACLE_SHAPE_SEED`
-/// (default 8 from 1); failing programs are kept as for the generated programs.
+/// (default: seeds 1..=8 and `SHAPE_CATCHING_SEEDS`); failing programs are kept as for
+/// the generated programs.
 #[test]
 fn shape_programs_agree_with_random_concrete_runs() {
     use common::gen_shapes::{self, Shape};
-    let count = env_u64("AGX_ORACLE_SHAPE_PROGRAMS").unwrap_or(8);
-    let first = env_u64("AGX_ORACLE_SHAPE_SEED").unwrap_or(1);
+    let seeds: Vec<u64> = match (
+        env_u64("AGX_ORACLE_SHAPE_PROGRAMS"),
+        env_u64("AGX_ORACLE_SHAPE_SEED"),
+    ) {
+        (None, None) => (1..=8)
+            .chain(SHAPE_CATCHING_SEEDS.iter().map(|&(s, _)| s))
+            .collect(),
+        (count, first) => {
+            let first = first.unwrap_or(1);
+            (first..first + count.unwrap_or(8)).collect()
+        }
+    };
+    let count = seeds.len() as u64;
     let limits = Limits::from_env();
     let dir = std::env::temp_dir().join(format!("agx-oracle-shapes-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temporary directory");
@@ -320,7 +363,7 @@ fn shape_programs_agree_with_random_concrete_runs() {
     let mut shapes: BTreeMap<Shape, [u64; 4]> = BTreeMap::new();
     let mut messages = Vec::new();
     let mut stage_times: BTreeMap<String, f64> = BTreeMap::new();
-    for (i, seed) in (first..first + count).enumerate() {
+    for (i, &seed) in seeds.iter().enumerate() {
         let shaped = gen_shapes::shape_program(seed);
         let path = dir.join(format!("shape_{seed}.c"));
         std::fs::write(&path, &shaped.text).expect("write program");
@@ -355,7 +398,9 @@ fn shape_programs_agree_with_random_concrete_runs() {
     }
     let _ = std::fs::remove_dir(&dir);
     println!(
-        "oracle (shapes): {count} programs from seed {first}, {} mismatches ({:.1} s)",
+        "oracle (shapes): {count} programs (seeds {}..={}), {} mismatches ({:.1} s)",
+        seeds.first().copied().unwrap_or(0),
+        seeds.last().copied().unwrap_or(0),
         messages.len(),
         start.elapsed().as_secs_f64()
     );
