@@ -117,12 +117,6 @@ fn goal_text(r: &TaskRow) -> String {
 
 fn goals(out: &mut String, c: &PeerComparison) {
     let bar: Vec<&TaskRow> = c.bar_tasks().collect();
-    let names = |rows: &[&TaskRow]| {
-        rows.iter()
-            .map(|r| r.agx.display_name())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     let missed: Vec<&TaskRow> = bar
         .iter()
         .copied()
@@ -150,11 +144,7 @@ fn goals(out: &mut String, c: &PeerComparison) {
         let _ = writeln!(out, "  slower: {}", names(&slow));
     }
     let both: Vec<&TaskRow> = c.both_decided().collect();
-    let above: Vec<&TaskRow> = both
-        .iter()
-        .copied()
-        .filter(|r| !r.runs_above.is_empty())
-        .collect();
+    let above = rows_above(&both, |r| &r.runs_above);
     let _ = writeln!(
         out,
         "GOAL runs: {} tasks decided by agx and a peer; agx's runs exceed a deciding peer's \
@@ -162,14 +152,8 @@ fn goals(out: &mut String, c: &PeerComparison) {
         both.len(),
         above.len()
     );
-    if !above.is_empty() {
-        let _ = writeln!(out, "  above: {}", names(&above));
-    }
-    let unblocked: Vec<&TaskRow> = both
-        .iter()
-        .copied()
-        .filter(|r| !r.runs_above_unblocked.is_empty())
-        .collect();
+    list_above(out, &above);
+    let unblocked = rows_above(&both, |r| &r.runs_above_unblocked);
     let _ = writeln!(
         out,
         "GOAL runs less the blocked ones (agx's runs less the {} that ended in a \
@@ -179,14 +163,8 @@ fn goals(out: &mut String, c: &PeerComparison) {
             .sum::<u64>(),
         unblocked.len()
     );
-    if !unblocked.is_empty() {
-        let _ = writeln!(out, "  above: {}", names(&unblocked));
-    }
-    let complete: Vec<&TaskRow> = both
-        .iter()
-        .copied()
-        .filter(|r| !r.runs_above_complete.is_empty())
-        .collect();
+    list_above(out, &unblocked);
+    let complete = rows_above(&both, |r| &r.runs_above_complete);
     let _ = writeln!(
         out,
         "GOAL runs counted as complete executions (agx's full runs less the blocked ones; \
@@ -197,9 +175,7 @@ fn goals(out: &mut String, c: &PeerComparison) {
             .sum::<u64>(),
         complete.len()
     );
-    if !complete.is_empty() {
-        let _ = writeln!(out, "  above: {}", names(&complete));
-    }
+    list_above(out, &complete);
     let only_agx: Vec<&TaskRow> = c
         .rows
         .iter()
@@ -257,4 +233,30 @@ fn per_tool(out: &mut String, c: &PeerComparison) {
         ]);
     }
     out.push_str(&table.render(&[1, 2, 3, 4]));
+}
+
+/// The rows whose runs, counted as `above` counts them, exceed a peer's executions.
+fn rows_above<'a>(
+    rows: &[&'a TaskRow],
+    above: impl Fn(&TaskRow) -> &Vec<(String, u64)>,
+) -> Vec<&'a TaskRow> {
+    rows.iter()
+        .copied()
+        .filter(|r| !above(r).is_empty())
+        .collect()
+}
+
+/// The `  above:` line under a runs goal, when some task is above.
+fn list_above(out: &mut String, rows: &[&TaskRow]) {
+    if !rows.is_empty() {
+        let _ = writeln!(out, "  above: {}", names(rows));
+    }
+}
+
+/// The tasks' names, comma-separated.
+fn names(rows: &[&TaskRow]) -> String {
+    rows.iter()
+        .map(|r| r.agx.display_name())
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -463,7 +463,6 @@ impl<'p> Engine<'p> {
 
     // ---- bookkeeping ----
 
-    /// Records why the search cannot conclude `Safe` (the first detail per reason).
     /// Stops the search when Z3 can no longer answer (its memory budget, the deadline's
     /// interrupt, an error), naming the bound; true when it did.
     pub fn solver_failed(&mut self) -> bool {
@@ -489,6 +488,7 @@ impl<'p> Engine<'p> {
         true
     }
 
+    /// Records why the search cannot conclude `Safe` (the first detail per reason).
     pub fn incomplete(&mut self, reason: Reason, detail: String) {
         self.search.incomplete.entry(reason).or_insert(detail);
     }

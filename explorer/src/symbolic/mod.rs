@@ -704,16 +704,24 @@ const SEARCH_STACKS: [usize; 6] = [2 << 30, 1 << 30, 512 << 20, 256 << 20, 128 <
 
 /// How long after its deadline a search's Z3 work is interrupted (the search's own
 /// checks, between steps and in Z3's query timeout, normally end it first).
-pub(crate) const DEADLINE_GRACE: std::time::Duration = std::time::Duration::from_millis(200);
+const DEADLINE_GRACE: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// Z3's share of the memory: the search's budget, and at most half the address space
 /// the process may have (the search stops near that limit itself, see
 /// `engine::memory_exhausted`, but Z3 allocates inside one call).
-pub(crate) fn z3_memory_budget(max_memory: u64) -> u64 {
+fn z3_memory_budget(max_memory: u64) -> u64 {
     match engine::address_space_limit() {
         Some(limit) => max_memory.min(limit / 2),
         None => max_memory,
     }
+}
+
+/// Bounds the calling thread's Z3 work by `config`: its memory budget, and an
+/// interrupt at the deadline, armed until the returned guard is dropped (on this
+/// thread, before its Z3 context).
+pub(crate) fn guard_solver(config: &Config) -> smt::InterruptAtDeadline {
+    smt::limit_z3_memory(z3_memory_budget(config.max_memory));
+    smt::InterruptAtDeadline::arm(config.timeout.map(|t| t + DEADLINE_GRACE))
 }
 
 /// Searches `program` for violations under `config`.
@@ -742,9 +750,7 @@ pub fn verify(program: &Program, config: &Config) -> Result<SearchOutcome, Verif
                 .name("agx-search".into())
                 .stack_size(stack)
                 .spawn_scoped(scope, || {
-                    smt::limit_z3_memory(z3_memory_budget(config.max_memory));
-                    let _interrupt =
-                        smt::InterruptAtDeadline::arm(config.timeout.map(|t| t + DEADLINE_GRACE));
+                    let _guard = guard_solver(config);
                     probe::search_with_probe(program, config)
                 });
             match spawned {

@@ -313,7 +313,7 @@ pub fn atomic_sections(
     let bodies = function_accesses(prog, names);
     let mut out = rustc_hash::FxHashMap::default();
     for f in &prog.functions {
-        let params = unassigned_params(f);
+        let regs = Registers::of(f);
         for (b, block) in f.blocks.iter().enumerate() {
             for (i, s) in block.stmts.iter().enumerate() {
                 if matches!(
@@ -323,7 +323,7 @@ pub fn atomic_sections(
                         ..
                     }
                 ) {
-                    if let Some(acc) = section(prog, names, &bodies, &params, f, b, i + 1) {
+                    if let Some(acc) = section(prog, names, &bodies, &regs, f, b, i + 1) {
                         out.insert(s.id, acc);
                     }
                 }
@@ -333,16 +333,43 @@ pub fn atomic_sections(
     out
 }
 
-/// The parameters of `f` that no statement assigns: they hold the caller's value
-/// throughout the body.
-fn unassigned_params(f: &analysis::ir::Function) -> BTreeSet<RegId> {
-    let mut params: BTreeSet<RegId> = f.params.iter().copied().collect();
-    for s in f.blocks.iter().flat_map(|b| &b.stmts) {
-        if let Some(d) = s.kind.def() {
-            params.remove(&d);
+/// How the registers of a function are assigned, for [`section`].
+struct Registers {
+    /// How many times each register is assigned (a parameter's entry counts once).
+    defs: HashMap<RegId, u32>,
+    /// The parameters no statement assigns: they hold the caller's value throughout
+    /// the body.
+    unassigned_params: BTreeSet<RegId>,
+}
+
+impl Registers {
+    fn of(f: &analysis::ir::Function) -> Registers {
+        let mut defs: HashMap<RegId, u32> = HashMap::new();
+        let assigned = f
+            .blocks
+            .iter()
+            .flat_map(|b| &b.stmts)
+            .filter_map(|s| s.kind.def());
+        for d in assigned.chain(f.params.iter().copied()) {
+            *defs.entry(d).or_insert(0) += 1;
+        }
+        let unassigned_params = f
+            .params
+            .iter()
+            .copied()
+            .filter(|p| defs.get(p) == Some(&1))
+            .collect();
+        Registers {
+            defs,
+            unassigned_params,
         }
     }
-    params
+
+    /// Whether `r` is assigned once in the function (so its value at every use is the
+    /// one that assignment gives).
+    fn single_def(&self, r: RegId) -> bool {
+        self.defs.get(&r) == Some(&1)
+    }
 }
 
 /// One statement's shared accesses; `None` when not known statically.
@@ -436,12 +463,12 @@ fn function_accesses(prog: &Program, names: &mut Names) -> Vec<Option<BTreeSet<A
 }
 
 /// The accesses from (`block`, `index`) of `f` to the end of the atomic section;
-/// `params` are the pointer parameters whose loads and stores it may name by register.
+/// loads and stores through `regs.unassigned_params` are named by register.
 fn section(
     prog: &Program,
     names: &mut Names,
     bodies: &[Option<BTreeSet<Access>>],
-    params: &BTreeSet<RegId>,
+    regs: &Registers,
     f: &analysis::ir::Function,
     block: usize,
     index: usize,
@@ -451,7 +478,6 @@ fn section(
     let mut via_globals = BTreeSet::new();
     // Registers holding a global's pointer plus a constant (defined once in `f`, so
     // the value at a use is the one derived here).
-    let defs = definitions(f);
     let mut derived: HashMap<RegId, (ObjInst, u64, i64)> = HashMap::new();
     let mut stored_globals: BTreeSet<ObjInst> = BTreeSet::new();
     let mut calls = false;
@@ -493,13 +519,13 @@ fn section(
                 StmtKind::Load {
                     addr: Operand::Reg(r),
                     ..
-                } if params.contains(r) => {
+                } if regs.unassigned_params.contains(r) => {
                     via_params.insert((*r, false));
                 }
                 StmtKind::Store {
                     addr: Operand::Reg(r),
                     ..
-                } if params.contains(r) => {
+                } if regs.unassigned_params.contains(r) => {
                     via_params.insert((*r, true));
                 }
                 StmtKind::Load {
@@ -521,7 +547,7 @@ fn section(
                 }
                 kind => {
                     if let Some((reg, value)) = derived_pointer(prog, names, &derived, kind) {
-                        if defs.get(&reg) == Some(&1) {
+                        if regs.single_def(reg) {
                             derived.insert(reg, value);
                         }
                     }
@@ -564,20 +590,6 @@ fn section(
     })
 }
 
-/// How many statements of `f` assign each register.
-fn definitions(f: &analysis::ir::Function) -> HashMap<RegId, u32> {
-    let mut defs = HashMap::new();
-    for s in f.blocks.iter().flat_map(|b| &b.stmts) {
-        if let Some(d) = s.kind.def() {
-            *defs.entry(d).or_insert(0) += 1;
-        }
-    }
-    for &p in &f.params {
-        *defs.entry(p).or_insert(0) += 1;
-    }
-    defs
-}
-
 /// The register `kind` defines as a global's pointer plus a constant, if it does: a
 /// pointer load from a global, a copy, or constant pointer arithmetic on such a
 /// register.
@@ -611,25 +623,15 @@ fn derived_pointer(
                 },
         } => {
             let (global, at, offset) = *derived.get(r)?;
-            let index = signed(*bits, *index_ty)?;
+            let Scalar::Int { bits: width, .. } = *index_ty else {
+                return None;
+            };
+            let index = analysis::ir::sign_extend(*bits, width);
             let step = index.checked_mul(i64::try_from(*scale).ok()?)?;
             Some((*dst, (global, at, offset.checked_add(step)?)))
         }
         _ => None,
     }
-}
-
-/// The value of an integer constant's bits as a signed number of its type.
-fn signed(bits: u64, ty: Scalar) -> Option<i64> {
-    let Scalar::Int { bits: width, .. } = ty else {
-        return None;
-    };
-    let width = u32::from(width);
-    if width == 0 || width > 64 {
-        return None;
-    }
-    let shift = 64 - width;
-    Some(((bits << shift) as i64) >> shift)
 }
 
 #[cfg(test)]

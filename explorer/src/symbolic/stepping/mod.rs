@@ -130,13 +130,11 @@ impl<'p> Stepper<'p> {
         let mut engine = Engine::new(program, config)?;
         // Its paths are compared step by step with the interpreter's: no void events.
         engine.setup.await_on = false;
-        super::smt::limit_z3_memory(super::z3_memory_budget(config.max_memory));
-        let deadline = config.timeout.map(|t| t + super::DEADLINE_GRACE);
         Ok(Stepper {
             engine,
             installed: 0,
             serials: 0,
-            _interrupt: InterruptAtDeadline::arm(deadline),
+            _interrupt: super::guard_solver(config),
         })
     }
 
