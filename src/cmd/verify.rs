@@ -386,6 +386,7 @@ pub fn run(mut args: Args) -> Result<ExitCode> {
     if store_at.is_some() && config.carry.is_none() {
         config.carry = Some(Arc::new(Carry {
             export: true,
+            export_limit: Some(incremental::MAX_RECORD_BYTES),
             import: None,
         }));
     }
@@ -414,7 +415,11 @@ pub fn run(mut args: Args) -> Result<ExitCode> {
     };
     if let Some(at) = &store_at {
         let key = incremental::record_key(program, &config);
-        match incremental::write(at, &key, &outcome.carried) {
+        let written = match outcome.carried_over_limit {
+            Some(n) => Err(incremental::over_limit(n)),
+            None => incremental::write(at, &key, &outcome.carried),
+        };
+        match written {
             Ok(io) => {
                 if let Some(s) = &mut since {
                     s.store_write = Some(io);
@@ -517,10 +522,8 @@ fn since(
         incremental::Read::Found(s) => (s, None),
         incremental::Read::Unusable(why) => {
             let mut c = old.verify_config(old_options.clone());
-            c.carry = Some(Arc::new(Carry {
-                export: true,
-                import: None,
-            }));
+            // NEW imports these in process: all of them, whether or not the store takes them.
+            c.carry = Some(Arc::new(Carry::export_all()));
             c.timeout = budget.left();
             let o = symbolic::verify(old.program(), &c)?;
             if let Some(at) = store_at {
@@ -567,6 +570,7 @@ fn since(
     };
     config.carry = Some(Arc::new(Carry {
         export: store_at.is_some(),
+        export_limit: Some(incremental::MAX_RECORD_BYTES),
         import: Some(imported),
     }));
     Ok(report)
@@ -587,6 +591,7 @@ fn overrun_outcome(strategy: Strategy, overrun: &Overrun) -> SearchOutcome {
             ..SearchStats::default()
         },
         carried: Vec::new(),
+        carried_over_limit: None,
     }
 }
 

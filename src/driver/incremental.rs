@@ -118,6 +118,14 @@ pub struct StoreIo {
 /// read back than re-verifying saves; such a record is not written.
 pub const MAX_RECORD_BYTES: usize = 64 << 20;
 
+/// The error for a record of `summaries` summaries over [`MAX_RECORD_BYTES`].
+pub fn over_limit(summaries: usize) -> anyhow::Error {
+    anyhow::anyhow!(
+        "the record is over the store's limit of {} MiB ({summaries} summaries)",
+        MAX_RECORD_BYTES >> 20
+    )
+}
+
 /// Writes `summaries` as the record `key`, unless its formulas exceed
 /// [`MAX_RECORD_BYTES`] (an error saying so; nothing is written).
 pub fn write(at: &Location, key: &str, summaries: &[CarriedSummary]) -> Result<StoreIo> {
@@ -128,11 +136,7 @@ pub fn write(at: &Location, key: &str, summaries: &[CarriedSummary]) -> Result<S
         let formula = Carried::encode(s);
         size += formula.len() + 8 * s.key.len();
         if size > MAX_RECORD_BYTES {
-            anyhow::bail!(
-                "the record is over the store's limit of {} MiB ({} summaries)",
-                MAX_RECORD_BYTES >> 20,
-                summaries.len()
-            );
+            return Err(over_limit(summaries.len()));
         }
         stored.push(StoredSummary {
             node: s.key.clone(),

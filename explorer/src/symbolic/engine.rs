@@ -400,7 +400,7 @@ impl<'p> Engine<'p> {
                 detail: detail.clone(),
             })
             .collect();
-        let carried = self.export_carried();
+        let (carried, carried_over_limit) = self.export_carried();
         let verdict = if !self.search.found.is_empty() {
             Verdict::Violation
         } else if incomplete.is_empty() {
@@ -415,28 +415,41 @@ impl<'p> Engine<'p> {
             incomplete,
             stats: std::mem::take(&mut self.search.stats),
             carried,
+            carried_over_limit,
         })
     }
 
     /// The summaries to carry to the next version (see `carry`): none unless asked, and
-    /// none when a Type B pivot was skipped.
-    fn export_carried(&mut self) -> Vec<super::carry::CarriedSummary> {
-        let wanted = self.setup.cfg.carry.as_ref().is_some_and(|c| c.export);
+    /// none when a Type B pivot was skipped. Past `Carry::export_limit` the export stops
+    /// and returns nothing but the number of summaries the search had.
+    fn export_carried(&mut self) -> (Vec<super::carry::CarriedSummary>, Option<usize>) {
+        let carry = self.setup.cfg.carry.as_deref();
+        let wanted = carry.is_some_and(|c| c.export);
+        let limit = carry.and_then(|c| c.export_limit);
         let type_b = self.search.stats.type_b_branches + self.search.stats.type_b_races;
         let (Some(ids), Some(table), true, 0) =
             (&self.setup.stable, &self.search.summaries, wanted, type_b)
         else {
-            return Vec::new();
+            return (Vec::new(), None);
         };
         let view = super::carry::StableView::new(self.setup.prog, ids, &self.names);
         let mut out = Vec::new();
+        let mut size = 0usize;
         for (raw, known) in table.entries() {
             let (Some(ps), Some((key, st))) = (known.ps, self.search.carry_states.get(raw)) else {
                 continue;
             };
-            if let Some(s) = view.export(st, &self.pool, key.clone(), ps, known.rw, known.sleep) {
-                out.push(s);
+            let Some(s) = view.export(st, &self.pool, key.clone(), ps, known.rw, known.sleep)
+            else {
+                continue;
+            };
+            if let Some(limit) = limit {
+                size += super::carry::stored_size(&s);
+                if size > limit {
+                    return (Vec::new(), Some(table.entries().count()));
+                }
             }
+            out.push(s);
         }
         // Summary renewal: a carried summary that pruned here stands for a subtree this
         // search never explored, so without it the next version would find less than
@@ -458,7 +471,7 @@ impl<'p> Engine<'p> {
             }
         }
         out.sort_by(|a, b| a.key.cmp(&b.key));
-        out
+        (out, None)
     }
 
     // ---- bookkeeping ----

@@ -662,6 +662,10 @@ pub struct SearchOutcome {
     /// version's slice).
     #[serde(skip)]
     pub carried: Vec<carry::CarriedSummary>,
+    /// `Some(n)` when the export stopped past `Carry::export_limit` (`carried` is then
+    /// empty): the search had `n` summaries.
+    #[serde(skip)]
+    pub carried_over_limit: Option<usize>,
 }
 
 /// A failure of the search itself (never a verdict).

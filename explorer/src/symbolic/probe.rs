@@ -390,6 +390,7 @@ fn decided_by_probe(probed: Probed, config: &Config, time_ms: f64) -> SearchOutc
         incomplete: Vec::new(),
         stats,
         carried: Vec::new(),
+        carried_over_limit: None,
     }
 }
 

@@ -266,7 +266,41 @@ pub struct Imported {
 pub struct Carry {
     /// Return this search's summaries in stable form ([`super::SearchOutcome::carried`]).
     pub export: bool,
+    /// Stop exporting once the summaries' [`stored_size`] passes this many bytes: a store
+    /// that refuses records over a limit would otherwise pay for the whole export (on a
+    /// long search, seconds and gigabytes) only to drop it
+    /// ([`super::SearchOutcome::carried_over_limit`]).
+    pub export_limit: Option<usize>,
     pub import: Option<Imported>,
+}
+
+impl Carry {
+    /// Export every summary, without a size limit (for a consumer in this process).
+    pub fn export_all() -> Carry {
+        Carry {
+            export: true,
+            ..Carry::default()
+        }
+    }
+}
+
+/// The bytes a summary takes in a store record: its encoded text ([`Carried::encode`])
+/// and its key, without building the text.
+pub fn stored_size(s: &CarriedSummary) -> usize {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    serde_json::to_writer(&mut counter, &(&s.formula, &s.accesses, &s.sleep))
+        .expect("summaries serialize");
+    counter.0 + 8 * s.key.len()
 }
 
 fn stable_hash<T: Hash>(t: &T) -> u64 {
@@ -960,5 +994,62 @@ mod tests {
         assert_eq!(line_fp(6), None);
         assert!(line_fp(8).is_some());
         assert!(line_fp(3).is_some());
+    }
+    const RACY: &str = "#include <pthread.h>\n#include <assert.h>\nint x, y;\n\
+void *t1(void *a) { x = 1; y = x + 1; return 0; }\n\
+void *t2(void *a) { y = 2; x = y + 1; return 0; }\n\
+int main(void) {\n  pthread_t a, b;\n  pthread_create(&a, 0, t1, 0);\n  pthread_create(&b, 0, t2, 0);\n\
+  pthread_join(a, 0);\n  pthread_join(b, 0);\n  assert(x < 10);\n  return 0;\n}\n";
+
+    fn exported(prog: &Program, carry: Carry) -> crate::symbolic::SearchOutcome {
+        let config = crate::symbolic::Config {
+            carry: Some(std::sync::Arc::new(carry)),
+            ..Default::default()
+        };
+        crate::symbolic::verify(prog, &config).expect("the search runs")
+    }
+
+    #[test]
+    fn the_export_stops_past_its_limit_and_says_how_many_summaries_there_were() {
+        let prog = lower("limit", RACY);
+        let all = exported(&prog, Carry::export_all());
+        assert!(!all.carried.is_empty(), "dpor+ag summarises this program");
+        assert_eq!(all.carried_over_limit, None);
+        let total: usize = all.carried.iter().map(stored_size).sum();
+        let under = exported(
+            &prog,
+            Carry {
+                export_limit: Some(total),
+                ..Carry::export_all()
+            },
+        );
+        assert_eq!(
+            under.carried.len(),
+            all.carried.len(),
+            "a limit met exactly"
+        );
+        let over = exported(
+            &prog,
+            Carry {
+                export_limit: Some(total - 1),
+                ..Carry::export_all()
+            },
+        );
+        assert!(over.carried.is_empty());
+        let had = over.carried_over_limit.expect("the export says it stopped");
+        assert!(had >= all.carried.len(), "{had} < {}", all.carried.len());
+        assert_eq!(
+            over.verdict, all.verdict,
+            "the limit never changes the verdict"
+        );
+    }
+
+    #[test]
+    fn a_summary_s_stored_size_is_its_encoded_text_and_key() {
+        let prog = lower("size", RACY);
+        let all = exported(&prog, Carry::export_all());
+        for s in &all.carried {
+            assert_eq!(stored_size(s), Carried::encode(s).len() + 8 * s.key.len());
+        }
     }
 }
