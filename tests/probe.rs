@@ -263,3 +263,43 @@ fn agx_verify_reports_the_schedules_violation_and_its_witness_replays() {
         );
     }
 }
+
+/// A probe schedule stops after its run bound (`probe::PROBE_MAX_RUNS`, 16): a thread
+/// that reads 40 range-checked inputs forks at each, and the probe no longer makes a run
+/// per iteration before the search. The search after it is the one without the probe,
+/// and a bug in an input class past the bound (`assert(hit)` fails only when the first
+/// input is not 3: the other side of the first fork, which the probe's depth-first order
+/// reaches last, at its 80th run) is found by the search.
+#[test]
+fn the_probe_stops_after_its_run_bound_and_the_search_is_unchanged() {
+    let source = |check: &str| {
+        format!(
+            "#include <pthread.h>\n#include <stdlib.h>\n#include <assert.h>\n\
+             unsigned __VERIFIER_nondet_uint(void);\nunsigned sum = 0, hit = 0;\n\
+             void *t(void *a) {{\n  for (int i = 0; i < 40; i++) {{\n\
+             \x20   unsigned v = __VERIFIER_nondet_uint();\n    if (!(v < 8)) abort();\n\
+             \x20   if (i == 0 && v == 3) hit = 1;\n    sum += v;\n  }}\n  return 0;\n}}\n\
+             int main(void) {{\n  pthread_t x;\n  pthread_create(&x, 0, t, 0);\n\
+             \x20 pthread_join(x, 0);\n  assert({check});\n  return 0;\n}}\n"
+        )
+    };
+    for (check, expected) in [("sum <= 280", Verdict::Safe), ("hit", Verdict::Violation)] {
+        for strategy in [Strategy::Dpor, Strategy::DporAg] {
+            let what = format!("assert({check}) {strategy:?}");
+            let name = format!("range_checked_{}.c", check.len());
+            let on = verify(&source(check), &name, |c| c.strategy = strategy);
+            let off = verify(&source(check), &name, |c| {
+                c.strategy = strategy;
+                c.probe = false;
+            });
+            assert_eq!(on.verdict, expected, "{what}");
+            assert_eq!(off.verdict, expected, "{what}");
+            let probe_runs = on.stats.probe_runs + on.stats.probe_partial_runs;
+            assert_eq!(probe_runs, 16, "{what}: {:?}", on.stats);
+            // The search ran, and it is the one without the probe.
+            assert!(on.stats.states > 0, "{what}: {:?}", on.stats);
+            assert_eq!(on.stats.runs, off.stats.runs, "{what}");
+            assert_eq!(on.stats.states, off.stats.states, "{what}");
+        }
+    }
+}

@@ -162,6 +162,9 @@ pub struct Budget {
     /// Scheduling nodes after which the search stops: `Config::max_states`, or less for
     /// the probe's short search ([`Engine::limit_budget`]).
     max_states: Option<u64>,
+    /// Runs (full and partial) after which the search stops: only the probe's
+    /// non-preemptive schedules set it ([`Engine::limit_runs`]).
+    max_runs: Option<u64>,
     last_progress: Instant,
     last_memory_check: Instant,
 }
@@ -173,6 +176,7 @@ impl Budget {
             started,
             deadline: timeout.map(|t| started + t),
             max_states,
+            max_runs: None,
             last_progress: started,
             last_memory_check: started,
         }
@@ -291,6 +295,13 @@ impl<'p> Engine<'p> {
         self.smt.set_deadline(budget.deadline);
     }
 
+    /// Ends the search once it has made `max_runs` runs, full and partial (the probe: a
+    /// schedule whose inputs fork at every loop iteration must not cost more than the
+    /// search it precedes).
+    pub fn limit_runs(&mut self, max_runs: u64) {
+        self.search.budget.max_runs = Some(max_runs);
+    }
+
     /// Makes this engine, after a search that ended at a bound of its own, a new search
     /// from the root under the config's budget counted from `started`, that keeps what
     /// holds for every search of this program and config: the summary table and the
@@ -381,6 +392,7 @@ impl<'p> Engine<'p> {
             again.search.budget.started = self.search.budget.started;
             again.search.budget.deadline = self.search.budget.deadline;
             again.search.budget.max_states = self.search.budget.max_states;
+            again.search.budget.max_runs = self.search.budget.max_runs;
             again.smt.set_deadline(self.search.budget.deadline);
             *self = again;
             return self.run();
@@ -538,6 +550,17 @@ impl<'p> Engine<'p> {
                 self.incomplete(
                     Reason::StateBound,
                     format!("the search stopped after {max} scheduling nodes"),
+                );
+                self.search.stop = true;
+                return true;
+            }
+        }
+        if let Some(max) = self.search.budget.max_runs {
+            let stats = &self.search.stats;
+            if stats.runs + stats.partial_runs >= max {
+                self.incomplete(
+                    Reason::StateBound,
+                    format!("the search stopped after {max} runs"),
                 );
                 self.search.stop = true;
                 return true;

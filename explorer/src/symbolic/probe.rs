@@ -12,8 +12,8 @@
 //! enabled thread after it (round-robin). Only one thread is explored per node (no race
 //! detection, no backtracking, no summaries, no slice); symbolic branches still fork, so
 //! the probe is one run per feasible input class of that schedule, bounded by
-//! [`PROBE_MAX_STATES`] scheduling nodes and a share of the time budget
-//! ([`probe_time`]).
+//! [`PROBE_MAX_RUNS`] runs, [`PROBE_MAX_STATES`] scheduling nodes and a share of the
+//! time budget ([`probe_time`]).
 //!
 //! - A violation it finds is reported like any other: its witness replayed on the
 //!   interpreter first (a witness that does not replay is an error, as in the search).
@@ -58,7 +58,8 @@
 //! a fixed sequence of seeds (the same program gets the same schedules). In every one the
 //! step that ends the program runs only when no other thread can. Their budget is their
 //! own: at most [`SCHEDULES`] schedules, [`SCHEDULES_MAX_STATES`] states together (and
-//! each [`SCHEDULE_MAX_STATES`]), and another [`probe_time`] of the time budget. Their
+//! each [`SCHEDULE_MAX_STATES`] and [`PROBE_MAX_RUNS`] runs), and another [`probe_time`]
+//! of the time budget. Their
 //! violations are reported exactly as the first probe's (witness replayed first), their
 //! work counted in the same `probe_*` figures (`probe_schedules`: how many ran). They
 //! only ever add violations: a schedule that finds nothing leaves the search as it was,
@@ -74,6 +75,14 @@ use std::time::{Duration, Instant};
 /// pthread tasks mostly has well under a thousand events; the longest (queue_ok_longest)
 /// has about 14,400, which the probe then explores only in part.
 pub const PROBE_MAX_STATES: u64 = 10_000;
+
+/// Runs (full and partial) each probe schedule may make. A schedule forks at every
+/// symbolic branch, so a loop that reads an input and stops the program when it is out
+/// of range (`if (!(tmp < SIZE)) abort();`) gives one run per iteration: stack_longer-1's
+/// 800 iterations made 800 probe runs, 85% of its time, where the search needs 4. The
+/// first run takes the first side of every branch; a bug on this schedule needs only
+/// one input class, and the search after the probe still explores the others.
+pub const PROBE_MAX_RUNS: u64 = 16;
 
 /// The probe's share of the time budget: a tenth of `timeout`, at most 2 s (2 s when
 /// there is no timeout).
@@ -260,6 +269,7 @@ fn probe_once(
     let mut engine = Engine::new(prog, cfg)?;
     engine.setup.probe = true;
     engine.setup.probe_order = order;
+    engine.limit_runs(PROBE_MAX_RUNS);
     engine.search()
 }
 
@@ -608,6 +618,39 @@ mod tests {
         assert!(schedules(0)
             .take(4)
             .all(|o| !matches!(o, ProbeOrder::Priorities { changes, .. } if changes.iter().any(|&c| c > 0))));
+    }
+
+    /// A thread that reads `n` inputs and stops the program when one is out of range.
+    fn range_checked_inputs(n: usize) -> Program {
+        let src = format!(
+            "#include <pthread.h>\n#include <stdlib.h>\n#include <assert.h>\n\
+             unsigned __VERIFIER_nondet_uint(void);\nunsigned sum = 0;\n\
+             void *t(void *a) {{\n  for (int i = 0; i < {n}; i++) {{\n\
+             \x20   unsigned v = __VERIFIER_nondet_uint();\n    if (!(v < 8)) abort();\n\
+             \x20   sum += v;\n  }}\n  return 0;\n}}\n\
+             int main(void) {{\n  pthread_t x;\n  pthread_create(&x, 0, t, 0);\n\
+             \x20 pthread_join(x, 0);\n  assert(sum <= 7 * {n});\n  return 0;\n}}\n"
+        );
+        let dir = std::env::temp_dir().join(format!("agx-probe-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join(format!("inputs_{n}.c"));
+        std::fs::write(&path, src).expect("writes the source");
+        analysis::load_program(&path, &Default::default()).expect("lowers")
+    }
+
+    #[test]
+    fn a_probe_schedule_makes_one_run_per_input_class_up_to_its_run_bound() {
+        let cfg = probe_config(&Config::default());
+        let runs = |n| {
+            let out =
+                probe_once(&range_checked_inputs(n), &cfg, ProbeOrder::RoundRobin).expect("probes");
+            assert!(out.violations.is_empty(), "{:?}", out.violations);
+            out.stats.runs + out.stats.partial_runs
+        };
+        // The first run, and per iteration the two ends of an out-of-range input (the
+        // abort; `main` waiting for the thread it stopped).
+        assert_eq!(runs(3), 7);
+        assert_eq!(runs(40), PROBE_MAX_RUNS);
     }
 
     #[test]
