@@ -296,6 +296,8 @@ fn the_probe_stops_after_its_run_bound_and_the_search_is_unchanged() {
             assert_eq!(off.verdict, expected, "{what}");
             let probe_runs = on.stats.probe_runs + on.stats.probe_partial_runs;
             assert_eq!(probe_runs, 16, "{what}: {:?}", on.stats);
+            // All but the first were stopped by an out-of-range input (`blocked_runs`).
+            assert_eq!(on.stats.probe_blocked_runs, 15, "{what}: {:?}", on.stats);
             // The search ran, and it is the one without the probe.
             assert!(on.stats.states > 0, "{what}: {:?}", on.stats);
             assert_eq!(on.stats.runs, off.stats.runs, "{what}");

@@ -102,7 +102,8 @@ pub struct Record {
     pub runs: Option<u64>,
     pub partial_runs: Option<u64>,
     /// Of `runs`, those that ended with a thread parked by the spin-loop or the await
-    /// reduction (verify's `blocked_runs`; absent in older files).
+    /// reduction, or (since session 16) at a failed `assume` or `abort()` (verify's
+    /// `blocked_runs`; absent in older files).
     #[serde(default)]
     pub blocked_runs: Option<u64>,
     pub states: Option<u64>,

@@ -21,8 +21,9 @@
 //! - **runs**: on every task agx and a peer both decide, agx's runs (full + partial) are no
 //!   more than that peer's executions. The peers report *complete* executions and count
 //!   the blocked ones apart (Nidhugg's "assume-blocked", GenMC's "blocked": a spin loop
-//!   or an `assume` that never let its thread go on); agx counts such runs among its full
-//!   runs (`blocked_runs`), so the runs are also compared counted the peers' way: agx's
+//!   or an `assume` / `abort()` that never let its thread go on); agx counts such runs
+//!   among its full runs (`blocked_runs`: a parked wait, or a run a failed `assume` or
+//!   `abort()` ended), so the runs are also compared counted the peers' way: agx's
 //!   runs less its blocked ones (`runs_above_unblocked`). Partial runs end before the
 //!   program does (at a sleep set, which Nidhugg also reports apart as "sleep-set
 //!   blocked", or cut by a summary or the slice), so the third count is agx's *complete*

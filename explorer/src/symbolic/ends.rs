@@ -61,6 +61,11 @@ impl<'p> Engine<'p> {
             _ => Default::default(),
         };
         let rw = self.step_rw(st, k, &start, true);
+        // An execution an `assume` or `abort()` stopped, or the continuation of one with
+        // that thread stopped (`frozen_check`): the peers' "assume-blocked".
+        if matches!(end, End::Aborted | End::AssumeFalse { .. }) || !self.path.frozen.is_empty() {
+            self.search.stats.blocked_runs += 1;
+        }
         let safe = match end {
             End::Completed | End::Aborted => true,
             End::AssumeFalse { gap } => {
@@ -300,5 +305,62 @@ impl<'p> Engine<'p> {
         }
         self.search.dpor.pop_step();
         clock
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::symbolic::{verify, Config, Strategy, Verdict};
+
+    fn lower(name: &str, src: &str) -> analysis::ir::Program {
+        let dir = std::env::temp_dir().join(format!("agx-ends-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join(name);
+        std::fs::write(&path, src).expect("writes the source");
+        analysis::load_program(&path, &Default::default()).expect("lowers")
+    }
+
+    /// A thread reads an input and stops where it is out of range (`stop`: an `assume`
+    /// or an `abort()`), then `main` asserts what the in-range side guarantees.
+    fn checked_input(stop: &str) -> String {
+        format!(
+            "#include <pthread.h>\n#include <stdlib.h>\n#include <assert.h>\n\
+             unsigned __VERIFIER_nondet_uint(void);\nvoid __VERIFIER_assume(int);\n\
+             unsigned x = 0;\n\
+             void *t(void *a) {{\n  unsigned v = __VERIFIER_nondet_uint();\n  {stop}\n\
+             \x20 x = v;\n  return 0;\n}}\n\
+             int main(void) {{\n  pthread_t h;\n  pthread_create(&h, 0, t, 0);\n\
+             \x20 pthread_join(h, 0);\n  assert(x < 8);\n  return 0;\n}}\n"
+        )
+    }
+
+    /// The peers count an execution that an `assume` or `abort()` stopped as blocked,
+    /// apart from complete ones: so does `blocked_runs`.
+    #[test]
+    fn a_run_a_failed_assume_or_abort_ends_is_blocked() {
+        for (name, stop) in [
+            ("assume.c", "__VERIFIER_assume(v < 8);"),
+            ("abort.c", "if (!(v < 8)) abort();"),
+        ] {
+            let prog = lower(name, &checked_input(stop));
+            let config = Config {
+                strategy: Strategy::Dpor,
+                probe: false,
+                ..Config::default()
+            };
+            let out = verify(&prog, &config).expect("verifies");
+            assert_eq!(out.verdict, Verdict::Safe, "{name}");
+            // One complete run; the rest were stopped. The `abort()` ends the step that
+            // created the thread (which runs the new thread's local code), after the
+            // creation: the run with only that thread stopped (`main` then waits for it
+            // forever, `Engine::frozen_check`) is explored too, and is blocked as well.
+            let s = &out.stats;
+            let stopped = if name == "abort.c" { 2 } else { 1 };
+            assert_eq!(
+                (s.runs, s.blocked_runs),
+                (1 + stopped, stopped),
+                "{name}: {s:?}"
+            );
+        }
     }
 }

@@ -596,9 +596,10 @@ pub struct SearchStats {
     /// without a backtrack point.
     pub type_b_races: u64,
     /// Of `runs`, those that ended with a thread parked by the spin-loop or the await
-    /// reduction (`Spinning`, `Awaiting`): executions in which a wait never ended, which
-    /// Nidhugg counts as "assume-blocked" and GenMC as "blocked", apart from complete
-    /// ones.
+    /// reduction (`Spinning`, `Awaiting`), or at a failed `assume` or `abort()`:
+    /// executions in which a wait never ended or an assumption stopped the program,
+    /// which Nidhugg counts as "assume-blocked" and GenMC as "blocked", apart from
+    /// complete ones.
     pub blocked_runs: u64,
     /// Runs cut because they returned to a state of their own path (a cycle).
     pub cycles: u64,
@@ -621,7 +622,7 @@ pub struct SearchStats {
     /// `states` count the search's alone; the solver figures and `time_ms` both.
     pub probe_runs: u64,
     pub probe_partial_runs: u64,
-    /// Of `probe_runs`, those that ended with a parked thread (as `blocked_runs`).
+    /// Of `probe_runs`, the blocked ones (as `blocked_runs`).
     pub probe_blocked_runs: u64,
     pub probe_states: u64,
     pub probe_time_ms: f64,

@@ -243,6 +243,7 @@ impl Probed {
         let s = &outcome.stats;
         self.stats.runs += s.runs;
         self.stats.partial_runs += s.partial_runs;
+        self.stats.blocked_runs += s.blocked_runs;
         self.stats.states += s.states;
         self.stats.solver_queries += s.solver_queries;
         self.stats.solver_cache_hits += s.solver_cache_hits;

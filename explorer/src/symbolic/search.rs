@@ -607,7 +607,7 @@ impl<'p> Engine<'p> {
         match blocked {
             None => {
                 self.search.stats.runs += 1;
-                if spinning {
+                if spinning || !self.path.frozen.is_empty() {
                     self.search.stats.blocked_runs += 1;
                 }
                 self.safe()
