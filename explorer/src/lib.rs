@@ -13,3 +13,6 @@ pub mod context;
 pub mod guided;
 pub mod predict;
 pub mod symbolic;
+
+#[cfg(test)]
+mod test_support;

@@ -134,7 +134,7 @@ pub fn write(at: &Location, key: &str, summaries: &[CarriedSummary]) -> Result<S
     let mut size = 0usize;
     for s in summaries {
         let formula = Carried::encode(s);
-        size += formula.len() + 8 * s.key.len();
+        size += formula.len() + carry::stored_key_size(s);
         if size > MAX_RECORD_BYTES {
             return Err(over_limit(summaries.len()));
         }

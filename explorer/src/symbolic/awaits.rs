@@ -184,15 +184,8 @@ mod tests {
     use crate::concrete::{replay, EventKind, RunOutcome};
     use crate::symbolic::path::TraceItem;
     use crate::symbolic::{verify, Config, SearchOutcome, Strategy, Verdict};
+    use crate::test_support::lower;
     use analysis::ir::{FileId, Span, StmtId};
-
-    fn lower(name: &str, src: &str) -> analysis::ir::Program {
-        let dir = std::env::temp_dir().join(format!("agx-awaits-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let path = dir.join(name);
-        std::fs::write(&path, src).expect("writes the source");
-        analysis::load_program(&path, &Default::default()).expect("lowers")
-    }
 
     /// A lock of atomic functions; `$CHECK` is the acquire's test (before `*l = 1`).
     const LOCK: &str = r#"

@@ -49,7 +49,7 @@ impl<'p> Engine<'p> {
 
     /// A run ends inside a step.
     pub fn leaf(&mut self, st: &State, end: End, k: &StepCtx) -> Sub {
-        self.search.stats.runs += 1;
+        self.count_run(matches!(end, End::Aborted | End::AssumeFalse { .. }));
         self.trace_event(|| format!("run ends ({end:?})"));
         if k.tid.is_some() {
             // For optimal DPOR's `NodeInfo::cut`.
@@ -61,11 +61,6 @@ impl<'p> Engine<'p> {
             _ => Default::default(),
         };
         let rw = self.step_rw(st, k, &start, true);
-        // An execution an `assume` or `abort()` stopped, or the continuation of one with
-        // that thread stopped (`frozen_check`): the peers' "assume-blocked".
-        if matches!(end, End::Aborted | End::AssumeFalse { .. }) || !self.path.frozen.is_empty() {
-            self.search.stats.blocked_runs += 1;
-        }
         let safe = match end {
             End::Completed | End::Aborted => true,
             End::AssumeFalse { gap } => {
@@ -132,6 +127,16 @@ impl<'p> Engine<'p> {
         };
         let wp = self.pool.bool_const(safe);
         Sub { wp, rw }
+    }
+
+    /// Counts a run that ended; `blocked`: a thread of it waits forever or an `assume` or
+    /// `abort()` stopped it. The continuation explored with a stopped thread
+    /// ([`Engine::frozen_check`]) is blocked too: the peers' "assume-blocked" executions.
+    pub fn count_run(&mut self, blocked: bool) {
+        self.search.stats.runs += 1;
+        if blocked || !self.path.frozen.is_empty() {
+            self.search.stats.blocked_runs += 1;
+        }
     }
 
     /// A run ended in thread `k.cur`'s local code after the step affected other threads.
@@ -311,14 +316,7 @@ impl<'p> Engine<'p> {
 #[cfg(test)]
 mod tests {
     use crate::symbolic::{verify, Config, Strategy, Verdict};
-
-    fn lower(name: &str, src: &str) -> analysis::ir::Program {
-        let dir = std::env::temp_dir().join(format!("agx-ends-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let path = dir.join(name);
-        std::fs::write(&path, src).expect("writes the source");
-        analysis::load_program(&path, &Default::default()).expect("lowers")
-    }
+    use crate::test_support::lower;
 
     /// A thread reads an input and stops where it is out of range (`stop`: an `assume`
     /// or an `abort()`), then `main` asserts what the in-range side guarantees.

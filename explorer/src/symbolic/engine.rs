@@ -389,11 +389,9 @@ impl<'p> Engine<'p> {
         if self.search.retry_without_type_b {
             let mut again = Engine::new(self.setup.prog, self.setup.cfg)?;
             again.setup.type_b_branches = false;
-            again.search.budget.started = self.search.budget.started;
-            again.search.budget.deadline = self.search.budget.deadline;
-            again.search.budget.max_states = self.search.budget.max_states;
-            again.search.budget.max_runs = self.search.budget.max_runs;
-            again.smt.set_deadline(self.search.budget.deadline);
+            // The same budget: its clock, deadline and bounds.
+            std::mem::swap(&mut again.search.budget, &mut self.search.budget);
+            again.smt.set_deadline(again.search.budget.deadline);
             *self = again;
             return self.run();
         }

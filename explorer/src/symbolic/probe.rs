@@ -632,11 +632,7 @@ mod tests {
              int main(void) {{\n  pthread_t x;\n  pthread_create(&x, 0, t, 0);\n\
              \x20 pthread_join(x, 0);\n  assert(sum <= 7 * {n});\n  return 0;\n}}\n"
         );
-        let dir = std::env::temp_dir().join(format!("agx-probe-unit-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let path = dir.join(format!("inputs_{n}.c"));
-        std::fs::write(&path, src).expect("writes the source");
-        analysis::load_program(&path, &Default::default()).expect("lowers")
+        crate::test_support::lower(&format!("inputs_{n}.c"), &src)
     }
 
     #[test]

@@ -606,10 +606,7 @@ impl<'p> Engine<'p> {
         let blocked = blocked.filter(|_| !spinning);
         match blocked {
             None => {
-                self.search.stats.runs += 1;
-                if spinning || !self.path.frozen.is_empty() {
-                    self.search.stats.blocked_runs += 1;
-                }
+                self.count_run(spinning);
                 self.safe()
             }
             Some(t) => {

@@ -350,15 +350,7 @@ impl<'p> Engine<'p> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Lowers C source written to a file of its own (the front end reads files).
-    fn lower(name: &str, src: &str) -> Program {
-        let dir = std::env::temp_dir().join(format!("agx-type-b-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let path = dir.join(name);
-        std::fs::write(&path, src).expect("writes the source");
-        analysis::load_program(&path, &Default::default()).expect("lowers")
-    }
+    use crate::test_support::lower;
 
     #[test]
     fn criteria_cover_stops_syncs_and_loop_branches() {

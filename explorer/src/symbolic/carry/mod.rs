@@ -300,7 +300,12 @@ pub fn stored_size(s: &CarriedSummary) -> usize {
     let mut counter = Counter(0);
     serde_json::to_writer(&mut counter, &(&s.formula, &s.accesses, &s.sleep))
         .expect("summaries serialize");
-    counter.0 + 8 * s.key.len()
+    counter.0 + stored_key_size(s)
+}
+
+/// The bytes a summary's key takes in a store record (eight per element).
+pub fn stored_key_size(s: &CarriedSummary) -> usize {
+    8 * s.key.len()
 }
 
 fn stable_hash<T: Hash>(t: &T) -> u64 {
@@ -878,16 +883,9 @@ fn import_obj(prog: &Program, ids: &StableIds, names: &mut Names, o: &SObj) -> O
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::lower;
     use analysis::diff::diff_programs;
     use std::collections::BTreeSet;
-
-    fn lower(name: &str, src: &str) -> Program {
-        let path = std::env::temp_dir().join(format!("agx-carry-{name}-{}.c", std::process::id()));
-        std::fs::write(&path, src).unwrap();
-        let p = analysis::load_program(&path, &Default::default());
-        let _ = std::fs::remove_file(&path);
-        p.expect("test program lowers")
-    }
 
     const OLD: &str = "int g, h;\nvoid f(void) {\n  g = 1;\n}\nint main(void) {\n  h = 2;\n  f();\n  h = 3;\n  return 0;\n}\n";
 
@@ -907,8 +905,8 @@ mod tests {
 
     #[test]
     fn a_change_in_a_callee_dirties_what_calls_it_not_what_follows() {
-        let old = lower("c-old", OLD);
-        let new = lower("c-new", &OLD.replace("g = 1;", "g = 5;"));
+        let old = lower("c-old.c", OLD);
+        let new = lower("c-new.c", &OLD.replace("g = 1;", "g = 5;"));
         let diff = diff_programs(&old, &new);
         let c = Changes::between(&old, &new, &diff, None);
         assert_eq!(c.changed, 1);
@@ -921,19 +919,19 @@ mod tests {
 
     #[test]
     fn a_deletion_dirties_its_whole_function_and_a_changed_object_blocks_reuse() {
-        let old = lower("d-old", OLD);
-        let new = lower("d-new", &OLD.replace("  h = 3;\n", ""));
+        let old = lower("d-old.c", OLD);
+        let new = lower("d-new.c", &OLD.replace("  h = 3;\n", ""));
         let c = Changes::between(&old, &new, &diff_programs(&old, &new), None);
         assert!(dirty_at(&new, &c, 6));
-        let new = lower("o-new", &OLD.replace("int g, h;", "int g, h = 4;"));
+        let new = lower("o-new.c", &OLD.replace("int g, h;", "int g, h = 4;"));
         let c = Changes::between(&old, &new, &diff_programs(&old, &new), None);
         assert!(c.blocked.as_deref().is_some_and(|b| b.contains('h')));
     }
 
     #[test]
     fn a_change_outside_both_slices_dirties_nothing_unless_it_calls_or_syncs() {
-        let old = lower("h-old", OLD);
-        let new = lower("h-new", &OLD.replace("h = 3;", "h = 4;"));
+        let old = lower("h-old.c", OLD);
+        let new = lower("h-new.c", &OLD.replace("h = 3;", "h = 4;"));
         let diff = diff_programs(&old, &new);
         let changed_line = |p: &Program, line: u32| -> BTreeSet<StmtId> {
             p.functions
@@ -968,7 +966,7 @@ mod tests {
         let c = Changes::between(&old, &new, &diff, Some(inside_old));
         assert!(dirty_at(&new, &c, 6));
         // A deleted call is never harmless, slice or not.
-        let new = lower("h-call", &OLD.replace("  f();\n", ""));
+        let new = lower("h-call.c", &OLD.replace("  f();\n", ""));
         let diff = diff_programs(&old, &new);
         let c = Changes::between(&old, &new, &diff, Some(outside));
         assert!(dirty_at(&new, &c, 6));
@@ -976,8 +974,8 @@ mod tests {
 
     #[test]
     fn fingerprints_are_trusted_only_where_the_diff_maps_them() {
-        let old = lower("t-old", OLD);
-        let new = lower("t-new", &OLD.replace("h = 2;", "h = 7;"));
+        let old = lower("t-old.c", OLD);
+        let new = lower("t-new.c", &OLD.replace("h = 2;", "h = 7;"));
         let diff = diff_programs(&old, &new);
         let trusted = trusted_fingerprints(&old, &new, &diff);
         let ids = StableIds::new(&new, Some(&trusted));
@@ -1011,7 +1009,7 @@ int main(void) {\n  pthread_t a, b;\n  pthread_create(&a, 0, t1, 0);\n  pthread_
 
     #[test]
     fn the_export_stops_past_its_limit_and_says_how_many_summaries_there_were() {
-        let prog = lower("limit", RACY);
+        let prog = lower("limit.c", RACY);
         let all = exported(&prog, Carry::export_all());
         assert!(!all.carried.is_empty(), "dpor+ag summarises this program");
         assert_eq!(all.carried_over_limit, None);
@@ -1046,7 +1044,7 @@ int main(void) {\n  pthread_t a, b;\n  pthread_create(&a, 0, t1, 0);\n  pthread_
 
     #[test]
     fn a_summary_s_stored_size_is_its_encoded_text_and_key() {
-        let prog = lower("size", RACY);
+        let prog = lower("size.c", RACY);
         let all = exported(&prog, Carry::export_all());
         for s in &all.carried {
             assert_eq!(stored_size(s), Carried::encode(s).len() + 8 * s.key.len());

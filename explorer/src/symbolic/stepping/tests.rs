@@ -1,14 +1,6 @@
 use super::*;
 use crate::concrete::{self, RunOutcome, ViolationKind};
-
-/// Lowers C source written to a file of its own (the front end reads files).
-fn lower(name: &str, src: &str) -> Program {
-    let dir = std::env::temp_dir().join(format!("agx-stepping-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
-    std::fs::write(&path, src).expect("writes the source");
-    analysis::load_program(&path, &Default::default()).expect("lowers")
-}
+use crate::test_support::lower;
 
 /// What driving one step to its end produced.
 #[derive(Default)]
