@@ -230,8 +230,12 @@ pub fn racing(a: &[Access], b: &[Access]) -> bool {
 }
 
 /// A vector clock indexed by runtime thread id.
+///
+/// Shared until changed: every node of a run keeps each thread's clock, and a step
+/// changes the clocks of the thread it schedules and the threads it creates only (one
+/// copy per node was 64 clocks of 64 entries per node on a run with 64 threads).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct VClock(Vec<u32>);
+pub struct VClock(std::rc::Rc<Vec<u32>>);
 
 impl VClock {
     pub fn get(&self, t: Tid) -> u32 {
@@ -239,17 +243,27 @@ impl VClock {
     }
 
     pub fn set(&mut self, t: Tid, v: u32) {
-        if self.0.len() <= t {
-            self.0.resize(t + 1, 0);
+        if self.0.get(t) == Some(&v) {
+            return;
         }
-        self.0[t] = v;
+        let entries = std::rc::Rc::make_mut(&mut self.0);
+        if entries.len() <= t {
+            entries.resize(t + 1, 0);
+        }
+        entries[t] = v;
     }
 
     pub fn join(&mut self, other: &VClock) {
-        if self.0.len() < other.0.len() {
-            self.0.resize(other.0.len(), 0);
+        let grows =
+            other.0.len() > self.0.len() || self.0.iter().zip(other.0.iter()).any(|(a, b)| b > a);
+        if !grows {
+            return;
         }
-        for (a, b) in self.0.iter_mut().zip(&other.0) {
+        let entries = std::rc::Rc::make_mut(&mut self.0);
+        if entries.len() < other.0.len() {
+            entries.resize(other.0.len(), 0);
+        }
+        for (a, b) in entries.iter_mut().zip(other.0.iter()) {
             *a = (*a).max(*b);
         }
     }
@@ -257,7 +271,9 @@ impl VClock {
     /// The pointwise minimum: a lower bound of both.
     pub fn meet(&self, other: &VClock) -> VClock {
         let n = self.0.len().max(other.0.len());
-        VClock((0..n).map(|i| self.get(i).min(other.get(i))).collect())
+        VClock(std::rc::Rc::new(
+            (0..n).map(|i| self.get(i).min(other.get(i))).collect(),
+        ))
     }
 }
 

@@ -136,8 +136,9 @@ pub struct SearchState {
     /// and did not replay: the search is redone without those pivots.
     pub(super) retry_without_type_b: bool,
     pub budget: Budget,
-    /// When summaries are exported: each recorded key's stable key and a state with it.
-    pub carry_states: FxHashMap<Vec<u64>, (Vec<u64>, super::state::State)>,
+    /// When summaries are exported: a state with each recorded key (its stable key and
+    /// names are computed at the export).
+    pub carry_states: FxHashMap<Vec<u64>, super::state::State>,
     /// Stable keys of the carried summaries that pruned a node: valid in this version
     /// (`carry`'s condition held there), so exported again with this version's own.
     pub carried_used: std::collections::BTreeSet<Vec<u64>>,
@@ -442,25 +443,23 @@ impl<'p> Engine<'p> {
         else {
             return (Vec::new(), None);
         };
-        let view = super::carry::StableView::new(self.setup.prog, ids, &self.names);
-        let mut out = Vec::new();
-        let mut size = 0usize;
-        for (raw, known) in table.entries() {
-            let (Some(ps), Some((key, st))) = (known.ps, self.search.carry_states.get(raw)) else {
-                continue;
-            };
-            let Some(s) = view.export(st, &self.pool, key.clone(), ps, known.rw, known.sleep)
-            else {
-                continue;
-            };
-            if let Some(limit) = limit {
-                size += super::carry::stored_size(&s);
-                if size > limit {
-                    return (Vec::new(), Some(table.entries().count()));
+        // Sized first, one summary at a time, so that an export past the limit, which
+        // is dropped, never holds all of its summaries at once.
+        if let Some(limit) = limit {
+            let mut size = 0usize;
+            for (raw, known) in table.entries() {
+                if let Some(s) = self.export_one(ids, raw, known) {
+                    size += super::carry::stored_size(&s);
+                    if size > limit {
+                        return (Vec::new(), Some(table.entries().count()));
+                    }
                 }
             }
-            out.push(s);
         }
+        let mut out: Vec<_> = table
+            .entries()
+            .filter_map(|(raw, known)| self.export_one(ids, raw, known))
+            .collect();
         // Summary renewal: a carried summary that pruned here stands for a subtree this
         // search never explored, so without it the next version would find less than
         // this one did. The local summary of the same node, if any, is kept instead.
@@ -482,6 +481,23 @@ impl<'p> Engine<'p> {
         }
         out.sort_by(|a, b| a.key.cmp(&b.key));
         (out, None)
+    }
+
+    /// The summary recorded at the node with key `raw` in stable names, if it has one
+    /// and every id it names has a stable name.
+    fn export_one(
+        &self,
+        ids: &super::carry::StableIds,
+        raw: &[u64],
+        known: super::summary::Known<'_>,
+    ) -> Option<super::carry::CarriedSummary> {
+        let (ps, st) = (known.ps?, self.search.carry_states.get(raw)?);
+        let view = super::carry::StableView::new(self.setup.prog, ids, &self.names);
+        let key = st.key_with(&self.pool, &view);
+        if view.untrusted.get() {
+            return None;
+        }
+        view.export(st, &self.pool, key, ps, known.rw, known.sleep)
     }
 
     // ---- bookkeeping ----

@@ -697,16 +697,14 @@ impl<'p> Engine<'p> {
             table.values_mut().for_each(|r| r.covered = false);
         }
         let exporting = self.setup.cfg.carry.as_ref().is_some_and(|c| c.export);
-        if exporting && ps.is_some() && !self.search.carry_states.contains_key(&key) {
-            if let Some(ids) = self.setup.stable.as_ref() {
-                let view = super::carry::StableView::new(self.setup.prog, ids, &self.names);
-                let stable = st.key_with(&self.pool, &view);
-                if !view.untrusted.get() {
-                    self.search
-                        .carry_states
-                        .insert(key.clone(), (stable, st.clone()));
-                }
-            }
+        if exporting && ps.is_some() && self.setup.stable.is_some() {
+            // The stable key is computed when the summary is exported: most summaries
+            // of a long search are never (the export stops past the store's limit),
+            // and a copy of the state shares nearly all of it with the search's.
+            self.search
+                .carry_states
+                .entry(key.clone())
+                .or_insert_with(|| st.clone());
         }
         if let Some(summaries) = self.search.summaries.as_mut() {
             summaries.record(&mut self.pool, key, asleep, ps, &table);

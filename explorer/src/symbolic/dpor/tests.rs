@@ -405,3 +405,25 @@ fn indexed_queries_answer_what_scanning_the_path_answers() {
         }
     }
 }
+
+#[test]
+fn a_copied_clock_changes_apart_from_its_original() {
+    let mut a = VClock::default();
+    a.set(2, 5);
+    let mut b = a.clone();
+    b.set(0, 1);
+    let mut c = a.clone();
+    let mut other = VClock::default();
+    other.set(3, 4);
+    c.join(&other);
+    assert_eq!((a.get(0), a.get(2), a.get(3)), (0, 5, 0));
+    assert_eq!((b.get(0), b.get(2)), (1, 5));
+    assert_eq!((c.get(2), c.get(3)), (5, 4));
+    // A join that raises nothing and a set to the value it has leave the clock as it is.
+    let before = a.clone();
+    a.join(&VClock::default());
+    a.set(2, 5);
+    assert_eq!(a, before);
+    let m = a.meet(&c);
+    assert_eq!((m.get(2), m.get(3)), (5, 0));
+}
