@@ -168,6 +168,8 @@ pub struct Budget {
     max_runs: Option<u64>,
     last_progress: Instant,
     last_memory_check: Instant,
+    /// The process's resident memory at the last check (every 50 ms).
+    resident: u64,
 }
 
 impl Budget {
@@ -180,9 +182,27 @@ impl Budget {
             max_runs: None,
             last_progress: started,
             last_memory_check: started,
+            resident: 0,
         }
     }
+
+    /// The time freeing what the search holds is expected to take once it stops:
+    /// the deadline is the command's, so the search stops that much before it.
+    fn teardown(&self) -> std::time::Duration {
+        teardown_time(self.resident)
+    }
 }
+
+/// The time freeing `resident` bytes is expected to take when a search ends (its
+/// states, its DPOR stack, Z3's solver and terms): at [`FREED_PER_SECOND`].
+pub fn teardown_time(resident: u64) -> std::time::Duration {
+    std::time::Duration::from_secs_f64(resident as f64 / FREED_PER_SECOND as f64)
+}
+
+/// The memory freed per second when a search ends. Measured on pthread-lit/fk2012,
+/// which holds 1.5 GB after 6 s and 4.4 GB after 30 s: the command ended 1.1 s and
+/// 4.7 s past its deadline.
+const FREED_PER_SECOND: u64 = 1 << 30;
 
 impl SearchState {
     fn new(cfg: &Config, wp_on: bool) -> SearchState {
@@ -582,12 +602,20 @@ impl<'p> Engine<'p> {
         }
         let now = Instant::now();
         if let Some(d) = self.search.budget.deadline {
-            if now >= d {
+            let teardown = self.search.budget.teardown();
+            if now + teardown >= d {
                 let secs = self.setup.cfg.timeout.map_or(0.0, |t| t.as_secs_f64());
-                self.incomplete(
-                    Reason::Timeout,
-                    format!("the search stopped after {secs:.1} s"),
-                );
+                let detail = if teardown.as_secs_f64() < 0.05 {
+                    format!("the search stopped after {secs:.1} s")
+                } else {
+                    format!(
+                        "the search stopped {:.1} s before its {secs:.1} s ran out, to \
+                         free its {} MiB by then",
+                        d.saturating_duration_since(now).as_secs_f64(),
+                        self.search.budget.resident >> 20
+                    )
+                };
+                self.incomplete(Reason::Timeout, detail);
                 self.search.stop = true;
                 return true;
             }
@@ -598,7 +626,9 @@ impl<'p> Engine<'p> {
             >= 50
         {
             self.search.budget.last_memory_check = now;
-            if let Some(detail) = memory_exhausted(self.setup.cfg.max_memory) {
+            let memory = ProcessMemory::now();
+            self.search.budget.resident = memory.map_or(0, |m| m.resident);
+            if let Some(detail) = memory.and_then(|m| m.exhausted(self.setup.cfg.max_memory)) {
                 self.incomplete(Reason::Memory, detail);
                 self.search.stop = true;
                 return true;
@@ -683,39 +713,56 @@ impl<'p> Engine<'p> {
     }
 }
 
-/// Why the search must stop for memory, if it must: resident memory over `max_memory`,
-/// or the address space within a tenth (at least [`ADDRESS_SPACE_HEADROOM`]) of the limit the process runs
-/// under (`RLIMIT_AS`: `agx bench`'s `--memory`, or `ulimit -v`). An allocation past that
-/// limit aborts the process, and the address space runs ahead of resident memory (thread
-/// stacks, allocator arenas, Z3), so the search stops first and answers UNKNOWN naming
-/// `memory` instead. Linux's `/proc/self/statm` and `/proc/self/limits`; `None` elsewhere.
-pub fn memory_exhausted(max_memory: u64) -> Option<String> {
-    let text = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let mut pages = text
-        .split_whitespace()
-        .map(|w| w.parse::<u64>().ok().map(|p| p.saturating_mul(4096)));
-    let (size, rss) = (pages.next()??, pages.next()??);
-    if rss > max_memory {
-        return Some(format!(
-            "the search stopped at {} MiB resident, over its budget of {} MiB",
-            rss >> 20,
-            max_memory >> 20
-        ));
-    }
-    let limit = address_space_limit()?;
-    let headroom = (limit / 10).max(ADDRESS_SPACE_HEADROOM);
-    (size.saturating_add(headroom) > limit).then(|| {
-        format!(
-            "the search stopped at {} MiB of address space ({} MiB resident), near the \
-             process's limit of {} MiB",
-            size >> 20,
-            rss >> 20,
-            limit >> 20
-        )
-    })
+/// The process's memory, from Linux's `/proc/self/statm` (`None` elsewhere).
+#[derive(Clone, Copy, Debug)]
+pub struct ProcessMemory {
+    /// Bytes of address space.
+    pub size: u64,
+    /// Bytes resident.
+    pub resident: u64,
 }
 
-/// The least address space kept free below the limit (see [`memory_exhausted`]; a tenth
+impl ProcessMemory {
+    pub fn now() -> Option<ProcessMemory> {
+        let text = std::fs::read_to_string("/proc/self/statm").ok()?;
+        let mut pages = text
+            .split_whitespace()
+            .map(|w| w.parse::<u64>().ok().map(|p| p.saturating_mul(4096)));
+        let (size, resident) = (pages.next()??, pages.next()??);
+        Some(ProcessMemory { size, resident })
+    }
+
+    /// Why the search must stop for memory, if it must: resident memory over
+    /// `max_memory`, or the address space within a tenth (at least
+    /// [`ADDRESS_SPACE_HEADROOM`]) of the limit the process runs under (`RLIMIT_AS`:
+    /// `agx bench`'s `--memory`, or `ulimit -v`). An allocation past that limit aborts
+    /// the process, and the address space runs ahead of resident memory (thread stacks,
+    /// allocator arenas, Z3), so the search stops first and answers UNKNOWN naming
+    /// `memory` instead. The limit is Linux's `/proc/self/limits`.
+    pub fn exhausted(self, max_memory: u64) -> Option<String> {
+        let ProcessMemory { size, resident } = self;
+        if resident > max_memory {
+            return Some(format!(
+                "the search stopped at {} MiB resident, over its budget of {} MiB",
+                resident >> 20,
+                max_memory >> 20
+            ));
+        }
+        let limit = address_space_limit()?;
+        let headroom = (limit / 10).max(ADDRESS_SPACE_HEADROOM);
+        (size.saturating_add(headroom) > limit).then(|| {
+            format!(
+                "the search stopped at {} MiB of address space ({} MiB resident), near the \
+                 process's limit of {} MiB",
+                size >> 20,
+                resident >> 20,
+                limit >> 20
+            )
+        })
+    }
+}
+
+/// The least address space kept free below the limit (see [`ProcessMemory::exhausted`]; a tenth
 /// of the limit when that is more): room for a large vector to double and for Z3.
 const ADDRESS_SPACE_HEADROOM: u64 = 64 << 20;
 
@@ -852,4 +899,32 @@ pub fn read_regs(prog: &Program) -> Vec<FxHashSet<analysis::ir::RegId>> {
             regs
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::lower;
+
+    /// The search stops early enough to free what it holds by its deadline: with 2 GiB
+    /// resident (two seconds to free) and 1 s left, it stops now, saying why.
+    #[test]
+    fn the_search_stops_before_its_deadline_by_the_time_to_free_its_memory() {
+        let prog = lower("idle.c", "int main(void) { return 0; }\n");
+        let config = crate::symbolic::Config {
+            timeout: Some(std::time::Duration::from_secs(60)),
+            ..crate::symbolic::Config::default()
+        };
+        let mut engine = Engine::new(&prog, &config).expect("an engine");
+        let now = Instant::now();
+        engine.search.budget.deadline = Some(now + std::time::Duration::from_secs(1));
+        engine.search.budget.last_memory_check = now;
+        engine.search.budget.resident = 0;
+        assert!(!engine.out_of_time(), "no memory held: 1 s is left");
+        engine.search.budget.resident = 2 << 30;
+        assert!(engine.out_of_time());
+        let detail = &engine.search.incomplete[&Reason::Timeout];
+        assert!(detail.contains("to free its 2048 MiB"), "{detail}");
+        assert_eq!(teardown_time(1 << 30), std::time::Duration::from_secs(1));
+    }
 }

@@ -713,7 +713,7 @@ const DEADLINE_GRACE: std::time::Duration = std::time::Duration::from_millis(200
 
 /// Z3's share of the memory: the search's budget, and at most half the address space
 /// the process may have (the search stops near that limit itself, see
-/// `engine::memory_exhausted`, but Z3 allocates inside one call).
+/// `engine::ProcessMemory::exhausted`, but Z3 allocates inside one call).
 fn z3_memory_budget(max_memory: u64) -> u64 {
     match engine::address_space_limit() {
         Some(limit) => max_memory.min(limit / 2),

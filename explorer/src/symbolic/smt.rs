@@ -420,8 +420,9 @@ fn needs_new_timeout(current: Option<u32>, want: Option<u32>) -> bool {
     }
 }
 
-/// Interrupts the calling thread's Z3 context at a deadline, and every
-/// [`INTERRUPT_EVERY`] after it, until dropped. The search checks its deadline between
+/// Interrupts the calling thread's Z3 context at a deadline, less the time freeing the
+/// process's memory will take (`engine::teardown_time`), and every [`INTERRUPT_EVERY`]
+/// after it, until dropped. The search checks its deadline between
 /// steps and gives each query Z3's own timeout, but Z3 does some work outside queries
 /// that no timeout bounds: a `push` internalizes every assertion since the last one (on
 /// a run tens of thousands of events long, minutes and gigabytes). The interrupt ends
@@ -431,8 +432,8 @@ pub struct InterruptAtDeadline {
     watcher: Option<std::thread::JoinHandle<()>>,
 }
 
-/// How often the interrupt is repeated after the deadline (Z3 clears its flag when a
-/// new query starts).
+/// How often the watcher looks at the clock and the process's memory, and repeats the
+/// interrupt after the deadline (Z3 clears its flag when a new query starts).
 const INTERRUPT_EVERY: Duration = Duration::from_millis(50);
 
 impl InterruptAtDeadline {
@@ -454,19 +455,22 @@ impl InterruptAtDeadline {
             .name("agx-z3-deadline".into())
             .stack_size(256 << 10)
             .spawn(move || {
-                let mut next = deadline;
                 loop {
-                    let wait = next.saturating_duration_since(Instant::now());
-                    match stopped.recv_timeout(wait) {
+                    match stopped.recv_timeout(INTERRUPT_EVERY) {
                         Err(mpsc::RecvTimeoutError::Timeout) => {}
                         _ => return,
+                    }
+                    // The search stops early enough to free its memory by the deadline
+                    // (`engine::teardown_time`), and so does Z3's work.
+                    let resident = super::engine::ProcessMemory::now().map_or(0, |m| m.resident);
+                    if Instant::now() + super::engine::teardown_time(resident) < deadline {
+                        continue;
                     }
                     if let Some(ctx) = std::ptr::NonNull::new(ctx as *mut z3_sys::_Z3_context) {
                         // SAFETY: the context is alive (see above); Z3_interrupt is
                         // made to be called from another thread.
                         unsafe { z3_sys::Z3_interrupt(ctx) };
                     }
-                    next = Instant::now() + INTERRUPT_EVERY;
                 }
             });
         match watcher {
