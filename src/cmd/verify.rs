@@ -407,12 +407,11 @@ pub fn run(mut args: Args) -> Result<ExitCode> {
     // Writing the store is part of the run: with the time budget spent, the summaries
     // are dropped rather than overrun `--timeout` (a large record takes seconds); a
     // search stopped at its deadline exported none.
-    let stopped_at_deadline = outcome
-        .incomplete
-        .iter()
-        .any(|i| i.reason == symbolic::Reason::Timeout);
     let store_at = match store_at {
-        Some(_) if budget.left() == Some(std::time::Duration::ZERO) || stopped_at_deadline => {
+        Some(_)
+            if budget.left() == Some(std::time::Duration::ZERO)
+                || outcome.stopped_at_deadline() =>
+        {
             eprintln!("note: summaries not stored: the time budget ran out");
             None
         }
@@ -532,11 +531,7 @@ fn since(
             c.timeout = budget.left();
             let o = symbolic::verify(old.program(), &c)?;
             // Stopped at the deadline, OLD exported nothing (and NEW has no time left).
-            let out_of_time = o
-                .incomplete
-                .iter()
-                .any(|i| i.reason == symbolic::Reason::Timeout);
-            if let (Some(at), false) = (store_at, out_of_time) {
+            if let (Some(at), false) = (store_at, o.stopped_at_deadline()) {
                 if let Err(e) = incremental::write(at, &key, &o.carried) {
                     eprintln!("warning: the old version's summaries not stored: {e:#}");
                 }

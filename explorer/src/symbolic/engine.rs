@@ -185,18 +185,18 @@ impl Budget {
             resident: 0,
         }
     }
-
-    /// The time freeing what the search holds is expected to take once it stops:
-    /// the deadline is the command's, so the search stops that much before it.
-    fn teardown(&self) -> std::time::Duration {
-        teardown_time(self.resident)
-    }
 }
 
 /// The time freeing `resident` bytes is expected to take when a search ends (its
 /// states, its DPOR stack, Z3's solver and terms): at [`FREED_PER_SECOND`].
 pub fn teardown_time(resident: u64) -> std::time::Duration {
     std::time::Duration::from_secs_f64(resident as f64 / FREED_PER_SECOND as f64)
+}
+
+/// Must work stop at `now` to free `resident` bytes by `deadline`? The deadline is the
+/// command's, so the search and its Z3 watcher stop [`teardown_time`] before it.
+pub fn must_stop_to_free(now: Instant, deadline: Instant, resident: u64) -> bool {
+    now + teardown_time(resident) >= deadline
 }
 
 /// The memory freed per second when a search ends. Measured on pthread-lit/fk2012,
@@ -605,17 +605,17 @@ impl<'p> Engine<'p> {
         }
         let now = Instant::now();
         if let Some(d) = self.search.budget.deadline {
-            let teardown = self.search.budget.teardown();
-            if now + teardown >= d {
+            let resident = self.search.budget.resident;
+            if must_stop_to_free(now, d, resident) {
                 let secs = self.setup.cfg.timeout.map_or(0.0, |t| t.as_secs_f64());
-                let detail = if teardown.as_secs_f64() < 0.05 {
+                let detail = if teardown_time(resident).as_secs_f64() < 0.05 {
                     format!("the search stopped after {secs:.1} s")
                 } else {
                     format!(
                         "the search stopped {:.1} s before its {secs:.1} s ran out, to \
                          free its {} MiB by then",
                         d.saturating_duration_since(now).as_secs_f64(),
-                        self.search.budget.resident >> 20
+                        resident >> 20
                     )
                 };
                 self.incomplete(Reason::Timeout, detail);
@@ -935,15 +935,7 @@ mod tests {
     /// store is not written then.
     #[test]
     fn a_search_stopped_at_its_deadline_exports_nothing() {
-        let prog = lower(
-            "racy.c",
-            "#include <pthread.h>\n#include <assert.h>\nint x, y;\n\
-             void *t1(void *a) { x = 1; y = x + 1; return 0; }\n\
-             void *t2(void *a) { y = 2; x = y + 1; return 0; }\n\
-             int main(void) {\n  pthread_t a, b;\n  pthread_create(&a, 0, t1, 0);\n\
-             \x20 pthread_create(&b, 0, t2, 0);\n  pthread_join(a, 0);\n  pthread_join(b, 0);\n\
-             \x20 assert(x < 10);\n  return 0;\n}\n",
-        );
+        let prog = lower("racy.c", crate::test_support::RACY);
         let config = crate::symbolic::Config {
             carry: Some(std::sync::Arc::new(
                 crate::symbolic::carry::Carry::export_all(),

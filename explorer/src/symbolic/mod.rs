@@ -669,6 +669,13 @@ pub struct SearchOutcome {
     pub carried_over_limit: Option<usize>,
 }
 
+impl SearchOutcome {
+    /// Did the search stop at its deadline? It then exported no summary.
+    pub fn stopped_at_deadline(&self) -> bool {
+        self.incomplete.iter().any(|i| i.reason == Reason::Timeout)
+    }
+}
+
 /// A failure of the search itself (never a verdict).
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyError {

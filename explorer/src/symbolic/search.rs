@@ -701,10 +701,9 @@ impl<'p> Engine<'p> {
             // The stable key is computed when the summary is exported: most summaries
             // of a long search are never (the export stops past the store's limit),
             // and a copy of the state shares nearly all of it with the search's.
-            self.search
-                .carry_states
-                .entry(key.clone())
-                .or_insert_with(|| st.clone());
+            if !self.search.carry_states.contains_key(&key) {
+                self.search.carry_states.insert(key.clone(), st.clone());
+            }
         }
         if let Some(summaries) = self.search.summaries.as_mut() {
             summaries.record(&mut self.pool, key, asleep, ps, &table);

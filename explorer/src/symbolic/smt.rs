@@ -463,7 +463,7 @@ impl InterruptAtDeadline {
                     // The search stops early enough to free its memory by the deadline
                     // (`engine::teardown_time`), and so does Z3's work.
                     let resident = super::engine::ProcessMemory::now().map_or(0, |m| m.resident);
-                    if Instant::now() + super::engine::teardown_time(resident) < deadline {
+                    if !super::engine::must_stop_to_free(Instant::now(), deadline, resident) {
                         continue;
                     }
                     if let Some(ctx) = std::ptr::NonNull::new(ctx as *mut z3_sys::_Z3_context) {

@@ -100,10 +100,6 @@ impl Threads {
         self.0.push(Rc::new(thread));
     }
 
-    pub fn get(&self, t: Tid) -> Option<&Thread> {
-        self.0.get(t).map(|th| &**th)
-    }
-
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &Thread> + DoubleEndedIterator + Clone {
         self.0.iter().map(|th| &**th)
     }

@@ -993,12 +993,6 @@ mod tests {
         assert!(line_fp(8).is_some());
         assert!(line_fp(3).is_some());
     }
-    const RACY: &str = "#include <pthread.h>\n#include <assert.h>\nint x, y;\n\
-void *t1(void *a) { x = 1; y = x + 1; return 0; }\n\
-void *t2(void *a) { y = 2; x = y + 1; return 0; }\n\
-int main(void) {\n  pthread_t a, b;\n  pthread_create(&a, 0, t1, 0);\n  pthread_create(&b, 0, t2, 0);\n\
-  pthread_join(a, 0);\n  pthread_join(b, 0);\n  assert(x < 10);\n  return 0;\n}\n";
-
     fn exported(prog: &Program, carry: Carry) -> crate::symbolic::SearchOutcome {
         let config = crate::symbolic::Config {
             carry: Some(std::sync::Arc::new(carry)),
@@ -1009,7 +1003,7 @@ int main(void) {\n  pthread_t a, b;\n  pthread_create(&a, 0, t1, 0);\n  pthread_
 
     #[test]
     fn the_export_stops_past_its_limit_and_says_how_many_summaries_there_were() {
-        let prog = lower("limit.c", RACY);
+        let prog = lower("limit.c", crate::test_support::RACY);
         let all = exported(&prog, Carry::export_all());
         assert!(!all.carried.is_empty(), "dpor+ag summarises this program");
         assert_eq!(all.carried_over_limit, None);
@@ -1044,7 +1038,7 @@ int main(void) {\n  pthread_t a, b;\n  pthread_create(&a, 0, t1, 0);\n  pthread_
 
     #[test]
     fn a_summary_s_stored_size_is_its_encoded_text_and_key() {
-        let prog = lower("size.c", RACY);
+        let prog = lower("size.c", crate::test_support::RACY);
         let all = exported(&prog, Carry::export_all());
         for s in &all.carried {
             assert_eq!(stored_size(s), Carried::encode(s).len() + 8 * s.key.len());
