@@ -48,6 +48,48 @@ impl Function {
         &self.regs[id.index()]
     }
 
+    /// Does every path through the body end the whole program before it does anything
+    /// another thread or a later check could see: a failed assertion or `abort()`, reached
+    /// through register copies and branches only (a branch on a constant follows its
+    /// taken side)? A return, a loop, any other statement (a load, a call, arithmetic that
+    /// could be undefined) or a missing body answers no.
+    pub fn certainly_aborts(&self) -> bool {
+        let mut on_path = vec![false; self.blocks.len()];
+        self.is_defined() && self.aborts_from(self.entry(), &mut on_path)
+    }
+
+    fn aborts_from(&self, b: BlockId, on_path: &mut [bool]) -> bool {
+        if std::mem::replace(&mut on_path[b.index()], true) {
+            return false; // a cycle: the thread could stay here while others go on
+        }
+        let block = self.block(b);
+        let copies_only = block.stmts.iter().all(|s| {
+            matches!(
+                s.kind,
+                StmtKind::Assign {
+                    value: Rvalue::Use(_),
+                    ..
+                }
+            )
+        });
+        let aborts = copies_only
+            && match &block.term.kind {
+                TermKind::Error(Failure::Assertion { .. }) | TermKind::Abort => true,
+                TermKind::Goto(next) => self.aborts_from(*next, on_path),
+                TermKind::Branch {
+                    cond: Operand::Int { bits, .. },
+                    then_bb,
+                    else_bb,
+                } => self.aborts_from(if *bits != 0 { *then_bb } else { *else_bb }, on_path),
+                TermKind::Branch {
+                    then_bb, else_bb, ..
+                } => self.aborts_from(*then_bb, on_path) && self.aborts_from(*else_bb, on_path),
+                _ => false,
+            };
+        on_path[b.index()] = false;
+        aborts
+    }
+
     /// Which blocks lie on a cycle of the control-flow graph (a strongly connected
     /// component of two or more blocks, or a block that jumps to itself).
     pub fn blocks_on_cycles(&self) -> Vec<bool> {
@@ -177,6 +219,20 @@ impl Program {
 
     pub fn function_named(&self, name: &str) -> Option<&Function> {
         self.functions.iter().find(|f| f.name == name)
+    }
+
+    /// Does a call of `reach_error` or `__VERIFIER_error` end the program? The front end
+    /// ends a run at such a call ([`Failure::ReachError`]) whatever the program defines
+    /// there; when the property is not the call itself (`--no-assertions`, SV-COMP's
+    /// no-data-race), what the program's own definition does next matters. True when
+    /// the program declares at least one of the two and each one it declares is defined
+    /// and [certainly aborts](Function::certainly_aborts) (`void reach_error() { assert(0); }`).
+    pub fn reach_error_ends_program(&self) -> bool {
+        let named: Vec<&Function> = ["reach_error", "__VERIFIER_error"]
+            .into_iter()
+            .filter_map(|name| self.function_named(name))
+            .collect();
+        !named.is_empty() && named.iter().all(|f| f.certainly_aborts())
     }
 
     pub fn file_name(&self, id: FileId) -> &str {

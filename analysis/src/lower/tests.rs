@@ -685,3 +685,37 @@ fn conditional_chains_convert_at_every_level() {
     );
     assert!(!g.contains("u32"), "{g}");
 }
+
+/// `reach_error`'s own definition decides whether a call of it ends the program
+/// (`Program::reach_error_ends_program`): only a body that aborts on every path,
+/// through copies and branches alone, does.
+#[test]
+fn reach_error_ends_the_program_only_when_its_body_certainly_aborts() {
+    let decls = "void abort(void);\nvoid __assert_fail(const char *, const char *, unsigned, const char *);\nint g;\nint c(void);\n";
+    let cases = [
+        (
+            "void reach_error() { __assert_fail(\"0\", \"t.c\", 3, \"reach_error\"); }",
+            true,
+        ),
+        ("void reach_error() { abort(); }", true),
+        ("void reach_error() { if (0) return; abort(); }", true),
+        ("void reach_error() {}", false),
+        ("void reach_error() { g = 1; abort(); }", false),
+        ("void reach_error() { while (1) {} }", false),
+        ("void reach_error() { if (c()) abort(); }", false),
+        ("void reach_error();", false),
+    ];
+    for (def, ends) in cases {
+        let src = format!("{decls}{def}\nint main() {{ reach_error(); return 0; }}\n");
+        let p = lower_ok(&src);
+        assert_eq!(p.reach_error_ends_program(), ends, "{def}");
+    }
+    // Both names declared: each must abort.
+    let both = format!(
+        "{decls}void reach_error() {{ abort(); }}\nvoid __VERIFIER_error() {{}}\n\
+         int main() {{ reach_error(); __VERIFIER_error(); return 0; }}\n"
+    );
+    assert!(!lower_ok(&both).reach_error_ends_program());
+    // Neither name: nothing to end the program.
+    assert!(!lower_ok("int main() { return 0; }").reach_error_ends_program());
+}

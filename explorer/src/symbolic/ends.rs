@@ -104,10 +104,14 @@ impl<'p> Engine<'p> {
                 } else if !is_assertion(kind) {
                     let detail = format!("{message} at {}", self.location(span));
                     self.incomplete(Reason::UndefinedBehaviour, detail);
-                } else if kind == ViolationKind::ReachError && self.setup.cfg.checks.no_assertions {
+                } else if kind == ViolationKind::ReachError
+                    && self.setup.cfg.checks.no_assertions
+                    && !self.setup.reach_error_ends_program
+                {
                     // The program could go on past it (SV-COMP's `reach_error` is an
                     // ordinary function); the interpreter ends the run here. (A failed
-                    // `assert` aborts the program: nothing follows it.)
+                    // `assert` aborts the program: nothing follows it, and neither does
+                    // a `reach_error` whose definition aborts.)
                     let detail = format!(
                         "{message} at {} ends the run here; what follows is not checked",
                         self.location(span)
@@ -359,6 +363,40 @@ mod tests {
                 (1 + stopped, stopped),
                 "{name}: {s:?}"
             );
+        }
+    }
+
+    /// Under `--no-assertions` a `reach_error()` call ends the run. That is the program's
+    /// end only when its definition aborts; a race-free program that reaches it is SAFE
+    /// then, and UNKNOWN when `reach_error` returns and its caller could go on to race.
+    #[test]
+    fn reach_error_ends_a_race_check_s_run_only_when_its_definition_aborts() {
+        let program = |def: &str| {
+            format!(
+                "#include <pthread.h>\n#include <assert.h>\n{def}\n\
+                 int x;\npthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;\n\
+                 void *t(void *a) {{ pthread_mutex_lock(&m); x = x + 1; \
+                 pthread_mutex_unlock(&m); return 0; }}\n\
+                 int main(void) {{\n  pthread_t h;\n  pthread_create(&h, 0, t, 0);\n\
+                 \x20 pthread_mutex_lock(&m);\n  int v = x;\n  pthread_mutex_unlock(&m);\n\
+                 \x20 if (v == 0) reach_error();\n  pthread_join(h, 0);\n  return 0;\n}}\n"
+            )
+        };
+        let config = Config {
+            checks: crate::symbolic::Checks {
+                race: true,
+                no_assertions: true,
+                ..Default::default()
+            },
+            ..Config::default()
+        };
+        for (def, expected) in [
+            ("void reach_error() { assert(0); }", Verdict::Safe),
+            ("void reach_error() {}", Verdict::Unknown),
+        ] {
+            let prog = lower("reach.c", &program(def));
+            let out = verify(&prog, &config).expect("verifies");
+            assert_eq!(out.verdict, expected, "{def}: {:?}", out.incomplete);
         }
     }
 }

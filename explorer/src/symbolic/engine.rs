@@ -97,6 +97,9 @@ pub struct Setup<'p> {
     pub atomic_footprints: FxHashMap<StmtId, super::reach::SectionFootprint>,
     /// Weakest preconditions (and summaries) are computed: dpor+ag.
     pub wp_on: bool,
+    /// A `reach_error` call ends the program: its definition aborts
+    /// ([`Program::reach_error_ends_program`]), so nothing can follow the run's end there.
+    pub reach_error_ends_program: bool,
     /// Static reachability of the targets, when the Type A cut is on.
     pub reach: Option<super::reach::Reach>,
     /// The slice for Type B pivots, when it is on and the slice qualifies.
@@ -261,6 +264,7 @@ impl<'p> Engine<'p> {
                 dead_marker,
                 atomic_footprints,
                 wp_on,
+                reach_error_ends_program: prog.reach_error_ends_program(),
                 reach: None,
                 type_b: None,
                 type_b_branches: true,

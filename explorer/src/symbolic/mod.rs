@@ -222,7 +222,8 @@ pub struct Checks {
     /// Failed assertions and `reach_error` calls are not violations (SV-COMP's race
     /// property): a run reaching one ends there. A failed `assert` aborts the program,
     /// but `reach_error` is an ordinary function there, so a run that calls it makes the
-    /// verdict at best `Unknown`.
+    /// verdict at best `Unknown` — unless the program's own definitions of it abort
+    /// ([`analysis::ir::Program::reach_error_ends_program`]).
     pub no_assertions: bool,
 }
 
