@@ -70,7 +70,7 @@ pub struct Args {
     pub no_spurious_wakeups: bool,
     /// Detect data races (vector clocks): two accesses to one cell by different threads,
     /// at least one a write, unordered by happens-before (locks, create/join, atomic
-    /// sections; accesses inside atomic sections never race) stop the run with a
+    /// sections; two accesses both inside atomic sections never race) stop the run with a
     /// `data race` violation at the second. A race witness (`agx verify --check race`)
     /// turns this on by itself.
     #[arg(long)]

@@ -83,7 +83,7 @@ pub struct Args {
     /// Also report `deadlock`s, `memory` errors (null/invalid dereference, bounds,
     /// use after free, double free, division by zero, lock and join misuse) and data
     /// `race`s (two accesses to one cell by different threads, at least one a write,
-    /// unordered by happens-before; accesses in atomic sections never race). Without
+    /// unordered by happens-before, at least one outside an atomic section). Without
     /// `memory`, such an error on a path makes `safe` impossible. `race` searches every
     /// interleaving DPOR keeps: dpor+ag then runs as dpor, without slice cuts, the
     /// spin-loop reduction or the await reduction.

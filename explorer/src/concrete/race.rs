@@ -6,10 +6,12 @@
 //! release inside `pthread_cond_wait`) before its next lock (or re-acquire),
 //! `pthread_create` before the child's first step, a thread's end before its join, and
 //! the end of an atomic section before the begin of the next one (atomic sections
-//! behave as one global lock). Accesses inside an atomic section are atomic and never
-//! race (SV-COMP's reading: two accesses race only if neither is atomic). Two plain
-//! accesses to the same cell (object and offset) by different threads, at least one a
-//! write, not ordered by happens-before, are a data race; the run stops at the second.
+//! behave as one global lock). Two accesses to the same cell (object and offset) by
+//! different threads, at least one a write and at least one outside an atomic section,
+//! not ordered by happens-before, are a data race (C11 5.1.2.4 and SV-COMP's
+//! no-data-race: "at least one of which is not atomic"); the run stops at the second.
+//! Accesses inside atomic sections are recorded like plain ones: two of them are always
+//! ordered (the sections' global lock), so only a pair with a plain access can race.
 //!
 //! [`RunConfig::detect_races`]: super::RunConfig::detect_races
 
@@ -57,6 +59,8 @@ pub struct RaceAccess {
     /// `file:line` of `span`.
     pub location: String,
     pub write: bool,
+    /// Made inside an atomic section (its race is with a plain access).
+    pub atomic: bool,
     /// The step (index into the schedule) that made the access.
     pub step: u64,
 }
@@ -68,6 +72,16 @@ impl RaceAccess {
         } else {
             "read"
         }
+    }
+
+    /// "writes", or "reads inside an atomic section".
+    fn phrase(&self) -> String {
+        let atomic = if self.atomic {
+            " inside an atomic section"
+        } else {
+            ""
+        };
+        format!("{}s{atomic}", self.verb())
     }
 }
 
@@ -84,15 +98,35 @@ impl Race {
     /// "data race on `x`: thread 1 writes at f.c:12 and thread 2 reads at f.c:14, ...".
     pub fn message(&self) -> String {
         format!(
-            "data race on {}: thread {} {}s at {} and thread {} {}s at {}, not ordered by happens-before",
+            "data race on {}: thread {} {} at {} and thread {} {} at {}, not ordered by happens-before",
             self.variable,
             self.first.thread,
-            self.first.verb(),
+            self.first.phrase(),
             self.first.location,
             self.second.thread,
-            self.second.verb(),
+            self.second.phrase(),
             self.second.location
         )
+    }
+
+    /// Does a run with this schedule end with the race's two accesses as close as they
+    /// can be? The second access is the last step, and the steps between them are, in
+    /// order, the rest of the first access's atomic section and the start of the
+    /// second's (no other thread runs inside a section): none between two plain
+    /// accesses.
+    pub fn ends(&self, schedule: &[ThreadId]) -> bool {
+        let (r, s) = (self.first.step as usize, self.second.step as usize);
+        if r >= s || s + 1 != schedule.len() {
+            return false;
+        }
+        let between = &schedule[r + 1..s];
+        let rest = between
+            .iter()
+            .take_while(|&&t| self.first.atomic && t == self.first.thread)
+            .count();
+        between[rest..]
+            .iter()
+            .all(|&t| self.second.atomic && t == self.second.thread)
     }
 }
 
@@ -194,12 +228,14 @@ impl Detector {
     }
 }
 
-/// A witness of the same race with its two accesses in the last two steps, from a run
-/// (`execution`, replayed from `witness` with race detection) whose race accesses are
+/// A witness of the same race with its two accesses at its end ([`Race::ends`]), from a
+/// run (`execution`, replayed from `witness` with race detection) whose race accesses are
 /// apart: the steps before the first access, then those between the two that are not the
-/// first thread's, then the first access and the second, each step with its inputs. Steps
-/// between them can depend on the first thread's later steps, so the result is replayed
-/// and returned only if it shows the same two statements adjacent at its end.
+/// first thread's, then the first access and the second, each step with its inputs. An
+/// access inside an atomic section moves with its section (the steps of its thread
+/// next to it, which are the section's: no other thread runs inside one). Steps between
+/// them can depend on the first thread's later steps, so the result is replayed and
+/// returned only if it shows the same two statements at its end.
 pub fn adjacent_witness(
     program: &Program,
     witness: &Witness,
@@ -214,10 +250,28 @@ pub fn adjacent_witness(
     if s >= schedule.len() || r >= s {
         return None;
     }
-    let p = race.first.thread;
-    let mut order: Vec<usize> = (0..r).collect();
-    order.extend((r + 1..s).filter(|&j| schedule[j] != p));
-    order.extend([r, s]);
+    let (p, q) = (race.first.thread, race.second.thread);
+    // The first access's unit: its section's steps around it (the thread's steps
+    // next to it); the second's: its section's steps before it.
+    let (mut rb, mut re) = (r, r);
+    if race.first.atomic {
+        while rb > 0 && schedule[rb - 1] == p {
+            rb -= 1;
+        }
+        while re + 1 < s && schedule[re + 1] == p {
+            re += 1;
+        }
+    }
+    let mut sb = s;
+    if race.second.atomic {
+        while sb > re + 1 && schedule[sb - 1] == q {
+            sb -= 1;
+        }
+    }
+    let mut order: Vec<usize> = (0..rb).collect();
+    order.extend((re + 1..sb).filter(|&j| schedule[j] != p));
+    order.extend(rb..=re);
+    order.extend(sb..=s);
     // An input read during step k is recorded with `step` k + 1 (0: before any step).
     let mut by_step: Vec<Vec<WitnessInput>> = vec![Vec::new(); schedule.len() + 1];
     for i in &execution.inputs {
@@ -239,10 +293,9 @@ pub fn adjacent_witness(
         return None;
     };
     let again = v.race.as_deref()?;
-    let last = adjacent.schedule.len() as u64;
     let same = again.first.stmt == race.first.stmt
         && again.second.stmt == race.second.stmt
-        && (again.first.step, again.second.step) == (last - 2, last - 1);
+        && again.ends(&adjacent.schedule);
     same.then_some((adjacent, replayed))
 }
 
@@ -255,7 +308,8 @@ impl Machine<'_> {
     }
 
     /// The load or store `stmt` of `t` at `addr` succeeded: a `DataRace` violation if it
-    /// races with an earlier access (never inside an atomic section).
+    /// races with an earlier access (inside an atomic section too: an atomic access races
+    /// with an unordered plain one).
     pub(crate) fn check_race(
         &mut self,
         t: ThreadId,
@@ -266,7 +320,7 @@ impl Machine<'_> {
         let Value::Ptr { obj, offset } = addr else {
             return Ok(());
         };
-        if self.races.is_none() || self.threads[t.index()].atomic > 0 {
+        if self.races.is_none() {
             return Ok(());
         }
         let cell = (obj, offset as u64);
@@ -276,6 +330,7 @@ impl Machine<'_> {
             span: stmt.span,
             location: self.prog.location(stmt.span),
             write,
+            atomic: self.threads[t.index()].atomic > 0,
             step: self.stats.steps.saturating_sub(1),
         };
         let Some(first) = self
@@ -323,6 +378,7 @@ mod tests {
             },
             location: String::new(),
             write,
+            atomic: false,
             step: 0,
         }
     }
@@ -374,5 +430,38 @@ mod tests {
         d.atomic_begin(ThreadId(2));
         d.atomic_end(ThreadId(2));
         assert!(d.access(cell(), access(2, true)).is_none());
+    }
+
+    /// An access inside an atomic section races with an unordered plain access, in
+    /// either order; two accesses inside atomic sections never do.
+    #[test]
+    fn an_atomic_access_races_with_an_unordered_plain_one() {
+        let mut d = Detector::default();
+        d.create(ThreadId(0), ThreadId(1));
+        d.create(ThreadId(0), ThreadId(2));
+        d.create(ThreadId(0), ThreadId(3));
+        d.atomic_begin(ThreadId(1));
+        assert!(d.access(cell(), access(1, false)).is_none());
+        d.atomic_end(ThreadId(1));
+        d.atomic_begin(ThreadId(3));
+        assert!(
+            d.access(cell(), access(3, true)).is_none(),
+            "atomic, atomic"
+        );
+        d.atomic_end(ThreadId(3));
+        let race = d
+            .access(cell(), access(2, true))
+            .expect("plain after atomic");
+        assert_eq!(race.thread, ThreadId(3));
+
+        let mut d = Detector::default();
+        d.create(ThreadId(0), ThreadId(1));
+        d.create(ThreadId(0), ThreadId(2));
+        assert!(d.access(cell(), access(2, true)).is_none());
+        d.atomic_begin(ThreadId(1));
+        let race = d
+            .access(cell(), access(1, false))
+            .expect("atomic after plain");
+        assert_eq!(race.thread, ThreadId(2));
     }
 }

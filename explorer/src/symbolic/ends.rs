@@ -56,6 +56,9 @@ impl<'p> Engine<'p> {
             self.search.dpor.ended_in_step += 1;
         }
         self.races_at_end(st, k);
+        if let (true, Some(t)) = (self.setup.cfg.checks.race, k.tid) {
+            self.races_of_section(t, &k.foot, true);
+        }
         let start = match (k.tid, self.search.dpor.nodes.last()) {
             (Some(t), Some(n)) => n.clocks.get(t).cloned().unwrap_or_default(),
             _ => Default::default(),

@@ -14,9 +14,25 @@
 //!
 //! A candidate is reported only after its witness (the path's schedule, then the two
 //! threads) replays on the interpreter with race detection ([`crate::concrete::race`]),
-//! which must find the race itself. Accesses inside atomic sections are atomic: an atomic
-//! section is one step of the search, so its accesses are never pending events.
+//! which must find the race itself.
+//!
+//! **Atomic sections.** Two accesses race when at least one of them is outside an atomic
+//! section (C11's "at least one of which is not atomic", SV-COMP's no-data-race); two
+//! inside sections never do, since sections are ordered like one global lock. A section
+//! is one step of the search, so its accesses are never pending events, and what it
+//! touches is known only once it has run. So the check runs after the step: the accesses
+//! a section made from a node are checked against the pending plain accesses of the other
+//! threads enabled at that node ([`Engine::races_of_section`]), with the witness the path
+//! (now ending with the section) and then the other thread's access. The argument above
+//! gives a node where the section `E` and the plain access `e'` are both pending; for the
+//! check to see the pair, `E` must be explored from that node, which DPOR alone does not
+//! promise (`e'` may be the step taken there, or `E`'s thread asleep). Hence, when the
+//! race check is on, a thread whose pending section may touch (by its static footprint)
+//! the object of another enabled thread's pending plain access, one of the two writing,
+//! is explored from the node and woken from its sleep set
+//! ([`Engine::sections_racing_pending`]): more exploration, never less.
 
+use super::dpor::{Access, Loc};
 use super::engine::Engine;
 use super::names::ObjInst;
 use super::smt::Answer;
@@ -27,7 +43,7 @@ use super::witness::{of_path, statement_text};
 use super::{Found, Reason, WitnessStep};
 use crate::concrete::race::adjacent_witness;
 use crate::concrete::{replay, EventKind, RunOutcome, ViolationKind};
-use analysis::ir::{Operand, StmtKind};
+use analysis::ir::{Operand, StmtKind, SyncOp};
 
 /// A pending load or store: the cell it touches and whether it writes.
 #[derive(Clone, Copy)]
@@ -94,10 +110,139 @@ impl<'p> Engine<'p> {
         })
     }
 
+    /// The threads enabled at `st` whose pending step is an atomic section that may touch
+    /// (by its static footprint) the object of another enabled thread's pending plain
+    /// access, one of the two writing: the node must explore their sections for
+    /// [`Engine::races_of_section`] to see the pair (see the module doc).
+    pub fn sections_racing_pending(&mut self, st: &State, enabled: &[Tid]) -> Vec<Tid> {
+        let pending: Vec<Pending> = enabled
+            .iter()
+            .filter_map(|&t| self.pending_access(st, t))
+            .collect();
+        if pending.is_empty() {
+            return Vec::new();
+        }
+        let mut racing = Vec::new();
+        for &a in enabled {
+            if !self.pending_section(st, a) {
+                continue;
+            }
+            let foot = self
+                .pending_footprint(st, a)
+                .unwrap_or_else(|| vec![Access::write(Loc::All)]);
+            let overlaps = pending.iter().any(|p| {
+                p.tid != a
+                    && foot.iter().any(|acc| {
+                        (acc.write || p.write)
+                            && match acc.loc {
+                                Loc::All => true,
+                                Loc::Mem(o, _) | Loc::Obj(o) => o == p.obj,
+                                _ => false,
+                            }
+                    })
+            });
+            if overlaps {
+                racing.push(a);
+            }
+        }
+        racing
+    }
+
+    /// Is `t`'s pending event the start of an atomic section?
+    fn pending_section(&self, st: &State, t: Tid) -> bool {
+        st.threads[t].status == super::state::Status::AtEvent
+            && self.pending_stmt(st, t).is_some_and(|s| {
+                matches!(
+                    s.kind,
+                    StmtKind::Sync {
+                        op: SyncOp::AtomicBegin,
+                        ..
+                    }
+                )
+            })
+    }
+
+    /// Thread `t`'s step from the node on top of the DPOR stack has run; `foot` is what it
+    /// touched. If it was an atomic section, its accesses against the pending plain
+    /// accesses of the other threads enabled at that node, which still stand at them (see
+    /// the module doc): a race is reported once the path followed by the other thread's
+    /// access replays as one. `ended`: the step ended the run, so no step can follow it
+    /// and a possible race makes the verdict unknown instead.
+    pub fn races_of_section(&mut self, t: Tid, foot: &[Access], ended: bool) {
+        let Some(node) = self.search.dpor.nodes.last() else {
+            return;
+        };
+        let (Some((_, before)), enabled) = (node.state.clone(), node.enabled.clone()) else {
+            return;
+        };
+        if !self.pending_section(&before, t) {
+            return;
+        }
+        for u in enabled.into_iter().filter(|&u| u != t) {
+            let Some(p) = self.pending_access(&before, u) else {
+                continue;
+            };
+            for acc in foot {
+                let off = match acc.loc {
+                    Loc::Mem(o, off) if o == p.obj => Some(off),
+                    Loc::Obj(o) if o == p.obj => None,
+                    _ => continue,
+                };
+                if !(acc.write || p.write) {
+                    continue;
+                }
+                let same = match off {
+                    Some(off) => {
+                        let at = self.pool.bv_const(off, OFFSET_BITS);
+                        self.pool.eq(p.off, at)
+                    }
+                    None => self.pool.tru(),
+                };
+                if ended {
+                    if self.may_hold(same) {
+                        let detail = format!(
+                            "thread {t}'s atomic section, which ends the run, and thread {u}'s \
+                             pending access may race; the race is not confirmed"
+                        );
+                        self.incomplete(Reason::Unsupported, detail);
+                    }
+                    continue;
+                }
+                self.confirm_race(same, &[&[u]], (t, u));
+                if self.search.stop {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Can `cond` hold on this path? (Unknown counts as yes.)
+    fn may_hold(&mut self, cond: TermId) -> bool {
+        if self.pool.is_false(cond) {
+            return false;
+        }
+        if self.pool.is_true(cond) {
+            return true;
+        }
+        let wanted = self.wanted();
+        !matches!(
+            self.smt.check(&self.pool, &self.path.pcon, cond, &wanted),
+            Answer::Unsat
+        )
+    }
+
     /// Two pending accesses to one object: a race if their offsets can be equal on this
     /// path; reported once its witness replays.
     fn race_candidate(&mut self, a: Pending, b: Pending) {
         let same = self.pool.eq(a.off, b.off);
+        self.confirm_race(same, &[&[a.tid, b.tid], &[b.tid, a.tid]], (a.tid, b.tid));
+    }
+
+    /// A possible race of threads `pair` where `same` (the two cells are one) holds: the
+    /// path followed by each of `orders` (threads to step) is replayed with race
+    /// detection, and the first race found is reported. Neither replaying makes the
+    /// verdict unknown.
+    fn confirm_race(&mut self, same: TermId, orders: &[&[Tid]], pair: (Tid, Tid)) {
         let mut model = self.path.model.clone();
         if self.pool.is_false(same) {
             return;
@@ -128,8 +273,8 @@ impl<'p> Engine<'p> {
         }
         // Either order makes the accesses adjacent; the first thread's step also runs
         // its local code, which may end the run, so the other order is tried too.
-        for (first, second) in [(a.tid, b.tid), (b.tid, a.tid)] {
-            if let Some(found) = self.replay_race(&model, first, second) {
+        for order in orders {
+            if let Some(found) = self.replay_race(&model, order) {
                 self.search.found.push(found);
                 if !self.setup.cfg.all_violations {
                     self.search.stop = true;
@@ -139,28 +284,20 @@ impl<'p> Engine<'p> {
         }
         let detail = format!(
             "threads {} and {} may race at a node whose witness does not replay as a race",
-            a.tid, b.tid
+            pair.0, pair.1
         );
         self.incomplete(Reason::Unsupported, detail);
     }
 
-    /// The witness of the current path followed by a step of `first` and one of
-    /// `second`, replayed with race detection: the race it finds, if any (once per pair
-    /// of statements).
-    fn replay_race(
-        &mut self,
-        model: &super::model::Assignment,
-        first: Tid,
-        second: Tid,
-    ) -> Option<Found> {
+    /// The witness of the current path followed by a step of each thread of `order`,
+    /// replayed with race detection: the race it finds, if any (once per pair of
+    /// statements).
+    fn replay_race(&mut self, model: &super::model::Assignment, order: &[Tid]) -> Option<Found> {
         let mut witness = of_path(self, &self.path.inputs, model, &self.path.trace);
         witness.data_races = true;
         witness
             .schedule
-            .push(crate::concrete::ThreadId(first as u32));
-        witness
-            .schedule
-            .push(crate::concrete::ThreadId(second as u32));
+            .extend(order.iter().map(|&t| crate::concrete::ThreadId(t as u32)));
         let mut execution = replay(self.setup.prog, &witness).ok()?;
         let RunOutcome::Violation(v) = &execution.outcome else {
             return None;
@@ -169,7 +306,7 @@ impl<'p> Engine<'p> {
             .race
             .as_ref()
             .filter(|_| v.kind == ViolationKind::DataRace)?;
-        if race.first.step + 1 != race.second.step {
+        if !race.ends(&witness.schedule) {
             // The path itself holds an earlier race (one DPOR has not yet reversed): a
             // real race all the same; reordered so that its accesses end the witness when
             // the steps between them allow it.

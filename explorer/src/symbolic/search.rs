@@ -99,6 +99,12 @@ impl<'p> Engine<'p> {
         // DPOR's race check uses for pending events). The event's clock would also
         // count the very dependences a later reordering must be able to reverse.
         let own = self.step_rw(&st, &k, &start, false);
+        if self.setup.cfg.checks.race {
+            self.races_of_section(t, &k.foot, false);
+            if self.search.stop {
+                return self.nothing();
+            }
+        }
         let step = EventInfo {
             tid: t,
             node: idx,
@@ -224,12 +230,20 @@ impl<'p> Engine<'p> {
             }
         }
         let enabled = self.schedulable_threads(st);
+        // Threads whose pending atomic section may race with another's pending plain
+        // access: explored from here, awake (see `race`'s module doc).
+        let mut sections = Vec::new();
         if self.setup.cfg.checks.race {
             self.races_at_node(st, &enabled);
             if self.search.stop {
                 return self.nothing();
             }
+            if dpor && !probe {
+                sections = self.sections_racing_pending(st, &enabled);
+            }
         }
+        let mut sleep = sleep;
+        sleep.retain(|(u, _)| !sections.contains(u));
         // Only spurious wake-ups can happen: a run where none happens deadlocks (a
         // violation when deadlocks are checked; else the wake-ups are explored).
         let stuck = enabled
@@ -342,6 +356,9 @@ impl<'p> Engine<'p> {
         };
         if expand {
             initial.extend(enabled.iter().copied());
+        }
+        if !probe {
+            initial.extend(sections.iter().copied());
         }
         // Optimal DPOR: a node that follows a wakeup subtree explores only the sequences
         // its ancestors' races put there (its siblings above explore the rest), so its

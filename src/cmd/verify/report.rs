@@ -135,6 +135,7 @@ pub(super) fn violation_json(program: &Program, f: &Found) -> Value {
                 "line": a.span.line,
                 "location": a.location,
                 "access": a.verb(),
+                "atomic": a.atomic,
                 "step": a.step,
             })
         };
