@@ -237,6 +237,9 @@ impl<'p> Engine<'p> {
                 if self.setup.cfg.spurious_wakeups {
                     f.push(Access::write(Loc::Cond(cond.0, cond.1)));
                 }
+                if self.spurious_wake_is_global() {
+                    f.push(Access::write(Loc::All));
+                }
                 f
             }
             Status::Ending {
@@ -249,6 +252,18 @@ impl<'p> Engine<'p> {
             }
             _ => return None,
         })
+    }
+
+    /// Is a spurious wake-up dependent with every step of every other thread? When
+    /// deadlocks are checked: a state where every thread that can still move could only
+    /// wake spuriously is a deadlock (`search`), and such a state is reached only by the
+    /// runs that put the wake-ups after the other threads' steps. DPOR explores one order
+    /// of independent steps, so with a wake-up independent of them it may explore only the
+    /// runs that wake early and never meet the deadlock (a waiter nobody signals while
+    /// `main` goes on to join it). Dependent with everything, every order of a wake-up
+    /// with the other threads' steps is explored: the deadlock among them.
+    pub fn spurious_wake_is_global(&self) -> bool {
+        self.setup.cfg.spurious_wakeups && self.setup.cfg.checks.deadlock
     }
 
     /// The accesses of `t`'s pending atomic section: the static ones, and those through

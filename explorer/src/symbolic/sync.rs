@@ -252,6 +252,9 @@ impl<'p> Engine<'p> {
             WakeUp::Signalled => Access::acquire(cond),
             WakeUp::Spurious => Access::write(cond),
         });
+        if wake == WakeUp::Spurious && self.spurious_wake_is_global() {
+            k.touch(Access::write(Loc::All));
+        }
         k.shared_effect.get_or_insert_with(|| match wake {
             WakeUp::Signalled => "a mutex re-acquire".to_string(),
             WakeUp::Spurious => "a spurious wake-up".to_string(),
