@@ -76,6 +76,9 @@ impl FnBuilder<'_, '_> {
             if let Some(v) = self.mutex_kind_call(name, c)? {
                 return Ok(Some(v));
             }
+            if let Some(v) = self.atomic_builtin(name, c)? {
+                return Ok(Some(v));
+            }
         }
         // The `_raw` names are the C model's: agx's own (normal) mutexes, whatever the
         // program's mutex calls lower to.

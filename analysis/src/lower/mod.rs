@@ -12,6 +12,7 @@
 //! [`scanf`] (`sscanf`/`scanf`/`fscanf` as inputs), [`tls_keys`] (`pthread_key_*` as a
 //! key count and a thread-local value table).
 
+mod atomics;
 mod builtins;
 mod cleanup;
 mod consts;

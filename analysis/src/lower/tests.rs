@@ -719,3 +719,34 @@ fn reach_error_ends_the_program_only_when_its_body_certainly_aborts() {
     // Neither name: nothing to end the program.
     assert!(!lower_ok("int main() { return 0; }").reach_error_ends_program());
 }
+
+/// GCC's atomic builtins become atomic sections around their loads and stores; what
+/// they cannot mean on the cell's type is rejected at the call.
+#[test]
+fn atomic_builtins_lower_to_atomic_sections() {
+    let p = lower_ok("int c; int main() { int old = __sync_fetch_and_add(&c, 2); return old; }");
+    let kinds: Vec<String> = all_stmts(&p)
+        .iter()
+        .filter(|k| {
+            matches!(
+                k,
+                StmtKind::Sync { .. } | StmtKind::Load { .. } | StmtKind::Store { .. }
+            )
+        })
+        .map(|k| match k {
+            StmtKind::Sync { op, .. } => format!("{op:?}"),
+            StmtKind::Load { .. } => "Load".to_string(),
+            _ => "Store".to_string(),
+        })
+        .collect();
+    assert_eq!(kinds, ["AtomicBegin", "Load", "Store", "AtomicEnd"]);
+    let e = error_of("int *p; int main() { __sync_fetch_and_add(&p, 1); return 0; }");
+    assert!(
+        e.contains("t.c:1") && e.contains("on a pointer cell"),
+        "{e}"
+    );
+    let e = error_of("double d; int main() { __atomic_fetch_add(&d, 1, 5); return 0; }");
+    assert!(e.contains("not an integer or a pointer"), "{e}");
+    let e = error_of("int c; int main() { __atomic_load_n(&c); return 0; }");
+    assert!(e.contains("takes 2 arguments, 1 given"), "{e}");
+}
