@@ -132,6 +132,22 @@ struct __agx_rwlock {
     char cond;
 };
 
+// A timed wait. The clock is not modelled: the deadline may pass at any moment before
+// a signal reaches the waiter, so the wait either times out (the mutex released and
+// taken again, other threads free to run in between; ETIMEDOUT, 110 on Linux) or waits
+// as pthread_cond_wait does (a signal, a broadcast or, unless --no-spurious-wakeups, a
+// spurious wake-up ends it with 0). Which one is an input. A waiter that times out is
+// never in the condition's queue, so it consumes no signal.
+int pthread_cond_timedwait(void *cond, void *mutex, const void *abstime)
+{
+    if (__VERIFIER_nondet_int()) {
+        pthread_mutex_unlock(mutex);
+        pthread_mutex_lock(mutex);
+        return 110;
+    }
+    return pthread_cond_wait(cond, mutex);
+}
+
 int pthread_rwlock_init(void *rwlock, const void *attr)
 {
     struct __agx_rwlock *r = rwlock;

@@ -273,8 +273,12 @@ impl Memory {
     /// Checks that `bytes` bytes at (`obj`, `offset`) may be accessed.
     pub fn check(&self, obj: ObjInst, offset: i64, bytes: u64, write: bool) -> Result<u64, Fault> {
         let Some(o) = self.get(obj) else {
-            return Err(Fault::Unsupported(
-                "internal: pointer to an unknown object".into(),
+            // Only the stack slots of a returned frame leave the map (`kill_slots`); the
+            // pointers the state holds are redirected to the dead marker, so one that is
+            // still unknown was in flight at the return (a function returning `&local`).
+            return Err(Fault::Violation(
+                ViolationKind::DeadObject,
+                "use of a local after its function returned".into(),
             ));
         };
         if !o.live {

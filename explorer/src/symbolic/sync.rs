@@ -302,3 +302,48 @@ impl<'p> Engine<'p> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::symbolic::{verify, Checks, Config, Strategy, Verdict};
+    use crate::test_support::lower;
+
+    /// `fixtures/verify/cond_timedwait.c` retrying until `ready`: a timed-out wait is
+    /// taken again, so `ready` is seen once the setter has run. The DPOR searches finish
+    /// (the run that times out forever returns to a state it was in); a plain search
+    /// would follow that unfair run without end.
+    #[test]
+    fn a_timed_wait_retried_until_its_condition_holds_is_safe() {
+        let src = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../fixtures/verify/cond_timedwait.c"
+        ))
+        .expect("the fixture");
+        let retried = src.replace("while (!ready && rc != ETIMEDOUT)", "while (!ready)");
+        assert_ne!(retried, src, "the fixture's loop changed");
+        let prog = lower("timedwait_retry.c", &retried);
+        for strategy in [Strategy::Dpor, Strategy::DporAg] {
+            for checks in [
+                Checks::default(),
+                Checks {
+                    race: true,
+                    no_assertions: true,
+                    ..Checks::default()
+                },
+                Checks {
+                    deadlock: true,
+                    no_assertions: true,
+                    ..Checks::default()
+                },
+            ] {
+                let config = Config {
+                    strategy,
+                    checks,
+                    ..Config::default()
+                };
+                let out = verify(&prog, &config).expect("verifies");
+                assert_eq!(out.verdict, Verdict::Safe, "{strategy:?} {checks:?}");
+            }
+        }
+    }
+}
