@@ -129,7 +129,7 @@ fn wait_start(
 ) -> Option<WaitStart> {
     let StmtKind::Sync {
         dst,
-        op: SyncOp::CondWait { cond, mutex },
+        op: SyncOp::CondWait { cond, mutex, .. },
     } = &func.blocks[block].stmts.get(index)?.kind
     else {
         return None;

@@ -459,7 +459,7 @@ impl<'p> Builder<'p> {
                 let m = v(self, mutex);
                 self.facts.mem_write.push((s, m));
             }
-            SyncOp::CondWait { cond, mutex } => {
+            SyncOp::CondWait { cond, mutex, .. } => {
                 let (c, m) = (v(self, cond), v(self, mutex));
                 self.facts.cond_wait.push((s, c, m));
                 self.facts.mem_write.push((s, m));

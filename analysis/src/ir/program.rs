@@ -264,6 +264,22 @@ impl Program {
         }
     }
 
+    /// May the condition wait at `id` return without a signal (a spurious wake-up, when
+    /// the engines explore them)? See `SyncOp::CondWait::spurious`.
+    pub fn wait_may_wake_spuriously(&self, id: StmtId) -> bool {
+        match self.stmt(id) {
+            StmtRef::Stmt(Stmt {
+                kind:
+                    StmtKind::Sync {
+                        op: SyncOp::CondWait { spurious, .. },
+                        ..
+                    },
+                ..
+            }) => *spurious,
+            _ => true,
+        }
+    }
+
     pub fn stmt(&self, id: StmtId) -> StmtRef<'_> {
         let loc = self.stmt_locs[id.index()];
         let block = self.function(loc.func).block(loc.block);

@@ -103,6 +103,11 @@ pub enum SyncOp {
     CondWait {
         cond: Operand,
         mutex: Operand,
+        /// May return without a signal (POSIX's spurious wake-up, explored unless
+        /// `--no-spurious-wakeups`): true for the program's `pthread_cond_wait`; false
+        /// for the C library model's own waits, which always sit in a loop re-checking
+        /// the state they wait for, so a spurious wake-up there only re-waits.
+        spurious: bool,
     },
     CondSignal {
         cond: Operand,
@@ -138,7 +143,7 @@ macro_rules! sync_operands {
             | SyncOp::CondSignal { cond }
             | SyncOp::CondBroadcast { cond }
             | SyncOp::CondDestroy { cond } => vec![cond],
-            SyncOp::CondWait { cond, mutex } => vec![cond, mutex],
+            SyncOp::CondWait { cond, mutex, .. } => vec![cond, mutex],
             SyncOp::AtomicBegin | SyncOp::AtomicEnd => vec![],
         }
     };

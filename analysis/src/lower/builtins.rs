@@ -130,7 +130,11 @@ impl FnBuilder<'_, '_> {
             }
             "pthread_cond_wait" | "__agx_cond_wait_raw" => {
                 let [cv, m] = self.args_n::<2>(name, c)?;
-                sync(SyncOp::CondWait { cond: cv, mutex: m })
+                sync(SyncOp::CondWait {
+                    cond: cv,
+                    mutex: m,
+                    spurious: name == "pthread_cond_wait",
+                })
             }
             "pthread_self" if !user_defined => {
                 self.args_n::<0>(name, c)?;

@@ -97,7 +97,7 @@ impl<'p> Machine<'p> {
             SyncOp::CondInit { cond } | SyncOp::CondDestroy { cond } => {
                 self.sync_addr(t, cond)?;
             }
-            SyncOp::CondWait { cond, mutex } => {
+            SyncOp::CondWait { cond, mutex, .. } => {
                 let c = self.sync_addr(t, cond)?;
                 let m = self.sync_addr(t, mutex)?;
                 self.release(t, m, "pthread_cond_wait with")?;
@@ -285,8 +285,8 @@ impl<'p> Machine<'p> {
             return;
         }
         for &t in &self.live {
-            if let ThreadState::Waiting { mutex, .. } = self.threads[t.index()].state {
-                if !self.mutexes.contains_key(&mutex) {
+            if let ThreadState::Waiting { mutex, stmt, .. } = self.threads[t.index()].state {
+                if !self.mutexes.contains_key(&mutex) && self.prog.wait_may_wake_spuriously(stmt) {
                     out.push(t);
                 }
             }

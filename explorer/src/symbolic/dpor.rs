@@ -143,7 +143,7 @@ pub fn sync_objects(op: &SyncOp) -> Vec<(&Operand, SyncObject, Role)> {
             vec![(cond, Cond, Role::Release)]
         }
         SyncOp::CondInit { cond } | SyncOp::CondDestroy { cond } => vec![(cond, Cond, Role::Plain)],
-        SyncOp::CondWait { cond, mutex } => {
+        SyncOp::CondWait { cond, mutex, .. } => {
             vec![(cond, Cond, Role::Plain), (mutex, Mutex, Role::Release)]
         }
         SyncOp::ThreadCreate { .. }

@@ -14,8 +14,9 @@ impl<'p> Engine<'p> {
         match st.threads[t].status {
             Status::AtEvent => !self.blocked_at_event(st, t),
             Status::Reacquire { mutex, .. } => !st.mutexes.contains_key(&mutex),
-            Status::Waiting { mutex, .. } => {
+            Status::Waiting { mutex, stmt, .. } => {
                 self.setup.cfg.spurious_wakeups
+                    && self.setup.prog.wait_may_wake_spuriously(stmt)
                     && st.atomic_owner.is_none()
                     && !st.mutexes.contains_key(&mutex)
             }
@@ -229,15 +230,16 @@ impl<'p> Engine<'p> {
             ],
             // Woken by a signal (an acquire of the condition), or spuriously (leaving the
             // condition's queue races with the signals that would have served it).
-            Status::Waiting { cond, mutex, .. } => {
+            Status::Waiting { cond, mutex, stmt } => {
                 let mut f = vec![
                     Access::acquire(Loc::Mutex(mutex.0, mutex.1)),
                     Access::acquire(Loc::Cond(cond.0, cond.1)),
                 ];
-                if self.setup.cfg.spurious_wakeups {
+                let spurious = self.setup.prog.wait_may_wake_spuriously(stmt);
+                if self.setup.cfg.spurious_wakeups && spurious {
                     f.push(Access::write(Loc::Cond(cond.0, cond.1)));
                 }
-                if self.spurious_wake_is_global() {
+                if self.spurious_wake_is_global() && spurious {
                     f.push(Access::write(Loc::All));
                 }
                 f

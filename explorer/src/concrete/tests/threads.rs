@@ -276,6 +276,7 @@ fn lock_misuse() {
                     _ => f.sync(SyncOp::CondWait {
                         cond: addr(c),
                         mutex: addr(m),
+                        spurious: true,
                     }),
                 }
             }
@@ -327,6 +328,7 @@ fn condition_program(waiters: usize, signal_ops: &[&str]) -> Program {
         f.sync(SyncOp::CondWait {
             cond: addr(c),
             mutex: addr(m),
+            spurious: true,
         });
         f.unlock(m);
         f.ret(Some(Operand::Null));
