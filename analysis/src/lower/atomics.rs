@@ -15,8 +15,10 @@
 //! the unsigned type of the cell's width; pointer cells support the exchanges, loads,
 //! stores and compare-and-swaps, and reject the arithmetic builtins.
 
+use super::builtins::void_val;
 use super::expr::Val;
 use super::func::FnBuilder;
+use super::memfns::bin;
 use super::types::CType;
 use super::LResult;
 use crate::ir::*;
@@ -82,19 +84,8 @@ enum Builtin {
 impl Builtin {
     fn named(name: &str) -> Option<Builtin> {
         if let Some(rest) = name.strip_prefix("__sync_") {
-            if let Some(op) = rest.strip_prefix("fetch_and_").and_then(Rmw::named) {
-                return Some(Builtin::Rmw {
-                    op,
-                    fetch_first: true,
-                    orders: 0,
-                });
-            }
-            if let Some(op) = rest.strip_suffix("_and_fetch").and_then(Rmw::named) {
-                return Some(Builtin::Rmw {
-                    op,
-                    fetch_first: false,
-                    orders: 0,
-                });
+            if let Some(rmw) = Builtin::rmw_named(rest, "fetch_and_", "_and_fetch", 0) {
+                return Some(rmw);
             }
             return Some(match rest {
                 "bool_compare_and_swap" => Builtin::SyncCas { bool_result: true },
@@ -109,19 +100,8 @@ impl Builtin {
             });
         }
         let rest = name.strip_prefix("__atomic_")?;
-        if let Some(op) = rest.strip_prefix("fetch_").and_then(Rmw::named) {
-            return Some(Builtin::Rmw {
-                op,
-                fetch_first: true,
-                orders: 1,
-            });
-        }
-        if let Some(op) = rest.strip_suffix("_fetch").and_then(Rmw::named) {
-            return Some(Builtin::Rmw {
-                op,
-                fetch_first: false,
-                orders: 1,
-            });
+        if let Some(rmw) = Builtin::rmw_named(rest, "fetch_", "_fetch", 1) {
+            return Some(rmw);
         }
         Some(match rest {
             "compare_exchange_n" => Builtin::AtomicCas,
@@ -135,6 +115,19 @@ impl Builtin {
             "clear" => Builtin::Clear,
             "thread_fence" | "signal_fence" => Builtin::Fence { orders: 1 },
             _ => return None,
+        })
+    }
+
+    /// `{fetch}OP` (the old value) or `OP{then}` (the new one), after the family's prefix.
+    fn rmw_named(rest: &str, fetch: &str, then: &str, orders: usize) -> Option<Builtin> {
+        let (op, fetch_first) = match rest.strip_prefix(fetch) {
+            Some(op) => (op, true),
+            None => (rest.strip_suffix(then)?, false),
+        };
+        Some(Builtin::Rmw {
+            op: Rmw::named(op)?,
+            fetch_first,
+            orders,
         })
     }
 
@@ -162,17 +155,8 @@ impl FnBuilder<'_, '_> {
         let Some(builtin) = Builtin::named(name) else {
             return Ok(None);
         };
+        self.check_arity(name, c, builtin.arity())?;
         let args = &c.node.arguments;
-        if args.len() != builtin.arity() {
-            return self.l.invalid(
-                c.span,
-                format!(
-                    "`{name}` takes {} arguments, {} given",
-                    builtin.arity(),
-                    args.len()
-                ),
-            );
-        }
         // Every argument is evaluated (left to right) before the section opens: they
         // are the caller's expressions, with effects of their own.
         let mut vals = Vec::with_capacity(args.len());
@@ -227,7 +211,7 @@ impl FnBuilder<'_, '_> {
             }
             Builtin::Store { zero, .. } => {
                 let v = if zero {
-                    zero_of(scalar)
+                    Operand::int(0, scalar)
                 } else {
                     self.convert(vals[1].clone(), &elem, c.span)?
                 };
@@ -293,15 +277,9 @@ impl FnBuilder<'_, '_> {
                 })?;
                 match was {
                     Some(old) => {
-                        let ne = self.assign_tmp(
-                            Scalar::I32,
-                            Rvalue::Binary {
-                                op: BinOp::Ne,
-                                ty: Scalar::U8,
-                                lhs: old,
-                                rhs: Operand::int(0, Scalar::U8),
-                            },
-                        );
+                        let zero = Operand::int(0, Scalar::U8);
+                        let ne =
+                            self.assign_tmp(Scalar::I32, bin(BinOp::Ne, Scalar::U8, old, zero));
                         Val {
                             op: ne,
                             ty: CType::int(),
@@ -365,15 +343,7 @@ impl FnBuilder<'_, '_> {
 
     /// `lhs == rhs` as an `int` 0 or 1.
     fn equal(&mut self, ty: Scalar, lhs: Operand, rhs: Operand) -> Operand {
-        self.assign_tmp(
-            Scalar::I32,
-            Rvalue::Binary {
-                op: BinOp::Eq,
-                ty,
-                lhs,
-                rhs,
-            },
-        )
+        self.assign_tmp(Scalar::I32, bin(BinOp::Eq, ty, lhs, rhs))
     }
 
     /// Runs `then` when `cond` (an `int`) is not 0.
@@ -387,6 +357,7 @@ impl FnBuilder<'_, '_> {
 
     /// `old op v` in the unsigned type of the cell's width (the builtins wrap).
     fn rmw(&mut self, op: Rmw, ty: Scalar, old: Operand, v: Operand) -> Operand {
+        let nand = op == Rmw::Nand;
         let Scalar::Int { bits, .. } = ty else {
             unreachable!("arithmetic builtins are rejected on pointers")
         };
@@ -394,47 +365,24 @@ impl FnBuilder<'_, '_> {
             bits,
             signed: false,
         };
-        let bin = |op| Rvalue::Binary {
-            op,
-            ty: unsigned,
-            lhs: old.clone(),
-            rhs: v.clone(),
+        let op = match op {
+            Rmw::Add => BinOp::Add,
+            Rmw::Sub => BinOp::Sub,
+            Rmw::And | Rmw::Nand => BinOp::And,
+            Rmw::Or => BinOp::Or,
+            Rmw::Xor => BinOp::Xor,
         };
-        match op {
-            Rmw::Add => self.assign_tmp(ty, bin(BinOp::Add)),
-            Rmw::Sub => self.assign_tmp(ty, bin(BinOp::Sub)),
-            Rmw::And => self.assign_tmp(ty, bin(BinOp::And)),
-            Rmw::Or => self.assign_tmp(ty, bin(BinOp::Or)),
-            Rmw::Xor => self.assign_tmp(ty, bin(BinOp::Xor)),
-            Rmw::Nand => {
-                let and = self.assign_tmp(ty, bin(BinOp::And));
-                self.assign_tmp(
-                    ty,
-                    Rvalue::Binary {
-                        op: BinOp::Xor,
-                        ty: unsigned,
-                        lhs: and,
-                        rhs: Operand::int(-1, unsigned),
-                    },
-                )
-            }
+        let value = self.assign_tmp(ty, bin(op, unsigned, old, v));
+        if nand {
+            let ones = Operand::int(-1, unsigned);
+            return self.assign_tmp(ty, bin(BinOp::Xor, unsigned, value, ones));
         }
+        value
     }
 }
 
 fn typed(op: Operand, ty: &CType) -> Val {
     Val { op, ty: ty.clone() }
-}
-
-fn zero_of(ty: Scalar) -> Operand {
-    Operand::int(0, ty)
-}
-
-fn void_val() -> Val {
-    Val {
-        op: Operand::int(0, Scalar::I32),
-        ty: CType::Void,
-    }
 }
 
 #[cfg(test)]

@@ -324,13 +324,8 @@ impl FnBuilder<'_, '_> {
         name: &str,
         c: &Node<CallExpression>,
     ) -> LResult<[Operand; N]> {
+        self.check_arity(name, c, N)?;
         let args = &c.node.arguments;
-        if args.len() != N {
-            return self.l.invalid(
-                c.span,
-                format!("`{name}` takes {N} arguments, {} given", args.len()),
-            );
-        }
         let mut out = Vec::with_capacity(N);
         for a in args {
             let v = self.rvalue(a)?;
@@ -342,6 +337,23 @@ impl FnBuilder<'_, '_> {
         }
         self.at(c.span);
         Ok(out.try_into().expect("N arguments"))
+    }
+
+    /// The call passes exactly `n` arguments to the built-in `name`.
+    pub(super) fn check_arity(
+        &self,
+        name: &str,
+        c: &Node<CallExpression>,
+        n: usize,
+    ) -> LResult<()> {
+        let given = c.node.arguments.len();
+        if given != n {
+            return self.l.invalid(
+                c.span,
+                format!("`{name}` takes {n} arguments, {given} given"),
+            );
+        }
+        Ok(())
     }
 
     /// A sync op on the first of `N` arguments (the rest, attributes, are evaluated).
@@ -581,7 +593,7 @@ enum BuiltinKind {
     Sync(SyncOp),
 }
 
-fn void_val() -> Val {
+pub(super) fn void_val() -> Val {
     Val {
         op: Operand::int(0, Scalar::I32),
         ty: CType::Void,

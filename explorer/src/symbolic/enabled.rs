@@ -7,7 +7,7 @@ use super::names::{ObjInst, ThreadName};
 use super::reach::SectionFootprint;
 use super::state::{State, Status, Tid};
 use super::value::SVal;
-use analysis::ir::{Operand, Stmt, StmtKind, SyncOp};
+use analysis::ir::{Operand, Stmt, StmtId, StmtKind, SyncOp};
 impl<'p> Engine<'p> {
     /// Can `t` take a step now (its pending event may still be a violation)?
     pub fn is_enabled(&self, st: &State, t: Tid) -> bool {
@@ -15,8 +15,7 @@ impl<'p> Engine<'p> {
             Status::AtEvent => !self.blocked_at_event(st, t),
             Status::Reacquire { mutex, .. } => !st.mutexes.contains_key(&mutex),
             Status::Waiting { mutex, stmt, .. } => {
-                self.setup.cfg.spurious_wakeups
-                    && self.setup.prog.wait_may_wake_spuriously(stmt)
+                self.may_wake_spuriously(stmt)
                     && st.atomic_owner.is_none()
                     && !st.mutexes.contains_key(&mutex)
             }
@@ -235,12 +234,11 @@ impl<'p> Engine<'p> {
                     Access::acquire(Loc::Mutex(mutex.0, mutex.1)),
                     Access::acquire(Loc::Cond(cond.0, cond.1)),
                 ];
-                let spurious = self.setup.prog.wait_may_wake_spuriously(stmt);
-                if self.setup.cfg.spurious_wakeups && spurious {
+                if self.may_wake_spuriously(stmt) {
                     f.push(Access::write(Loc::Cond(cond.0, cond.1)));
-                }
-                if self.spurious_wake_is_global() && spurious {
-                    f.push(Access::write(Loc::All));
+                    if self.spurious_wake_is_global() {
+                        f.push(Access::write(Loc::All));
+                    }
                 }
                 f
             }
@@ -256,7 +254,15 @@ impl<'p> Engine<'p> {
         })
     }
 
-    /// Is a spurious wake-up dependent with every step of every other thread? When
+    /// May the condition wait at `stmt` end now without a signal? Spurious wake-ups are
+    /// explored (`Config::spurious_wakeups`) and the wait is the program's
+    /// (`Program::wait_may_wake_spuriously`).
+    pub fn may_wake_spuriously(&self, stmt: StmtId) -> bool {
+        self.setup.cfg.spurious_wakeups && self.setup.prog.wait_may_wake_spuriously(stmt)
+    }
+
+    /// Is a spurious wake-up (one that [may happen](Self::may_wake_spuriously)) dependent
+    /// with every step of every other thread? When
     /// deadlocks are checked: a state where every thread that can still move could only
     /// wake spuriously is a deadlock (`search`), and such a state is reached only by the
     /// runs that put the wake-ups after the other threads' steps. DPOR explores one order
@@ -265,7 +271,7 @@ impl<'p> Engine<'p> {
     /// `main` goes on to join it). Dependent with everything, every order of a wake-up
     /// with the other threads' steps is explored: the deadlock among them.
     pub fn spurious_wake_is_global(&self) -> bool {
-        self.setup.cfg.spurious_wakeups && self.setup.cfg.checks.deadlock
+        self.setup.cfg.checks.deadlock
     }
 
     /// The accesses of `t`'s pending atomic section: the static ones, and those through

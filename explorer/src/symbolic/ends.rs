@@ -56,7 +56,7 @@ impl<'p> Engine<'p> {
             self.search.dpor.ended_in_step += 1;
         }
         self.races_at_end(st, k);
-        if let (true, Some(t)) = (self.setup.cfg.checks.race, k.tid) {
+        if let Some(t) = k.tid.filter(|_| self.setup.cfg.checks.race) {
             self.races_of_section(t, &k.foot, true);
         }
         let start = match (k.tid, self.search.dpor.nodes.last()) {

@@ -57,8 +57,9 @@ struct Pending {
 impl<'p> Engine<'p> {
     /// Checks the node `st` (with `enabled` threads) for two pending accesses that race;
     /// reports the first whose witness replays (which stops the search unless every
-    /// violation is wanted).
-    pub fn races_at_node(&mut self, st: &State, enabled: &[Tid]) {
+    /// violation is wanted). Returns the threads whose pending atomic section the node
+    /// must explore ([`Engine::sections_racing_pending`]).
+    pub fn races_at_node(&mut self, st: &State, enabled: &[Tid]) -> Vec<Tid> {
         let pending: Vec<Pending> = enabled
             .iter()
             .filter_map(|&t| self.pending_access(st, t))
@@ -70,10 +71,11 @@ impl<'p> Engine<'p> {
                 }
                 self.race_candidate(*a, *b);
                 if self.search.stop {
-                    return;
+                    return Vec::new();
                 }
             }
         }
+        self.sections_racing_pending(st, enabled, &pending)
     }
 
     /// Thread `t`'s pending event if it is a load or store of a pointer into an object.
@@ -114,11 +116,12 @@ impl<'p> Engine<'p> {
     /// (by its static footprint) the object of another enabled thread's pending plain
     /// access, one of the two writing: the node must explore their sections for
     /// [`Engine::races_of_section`] to see the pair (see the module doc).
-    pub fn sections_racing_pending(&mut self, st: &State, enabled: &[Tid]) -> Vec<Tid> {
-        let pending: Vec<Pending> = enabled
-            .iter()
-            .filter_map(|&t| self.pending_access(st, t))
-            .collect();
+    fn sections_racing_pending(
+        &self,
+        st: &State,
+        enabled: &[Tid],
+        pending: &[Pending],
+    ) -> Vec<Tid> {
         if pending.is_empty() {
             return Vec::new();
         }
@@ -172,12 +175,13 @@ impl<'p> Engine<'p> {
         let Some(node) = self.search.dpor.nodes.last() else {
             return;
         };
-        let (Some((_, before)), enabled) = (node.state.clone(), node.enabled.clone()) else {
+        let Some((_, before)) = &node.state else {
             return;
         };
-        if !self.pending_section(&before, t) {
+        if !self.pending_section(before, t) {
             return;
         }
+        let (before, enabled) = (std::rc::Rc::clone(before), node.enabled.clone());
         for u in enabled.into_iter().filter(|&u| u != t) {
             let Some(p) = self.pending_access(&before, u) else {
                 continue;
@@ -199,7 +203,7 @@ impl<'p> Engine<'p> {
                     None => self.pool.tru(),
                 };
                 if ended {
-                    if self.may_hold(same) {
+                    if self.feasible(same) != Some(false) {
                         let detail = format!(
                             "thread {t}'s atomic section, which ends the run, and thread {u}'s \
                              pending access may race; the race is not confirmed"
@@ -214,21 +218,6 @@ impl<'p> Engine<'p> {
                 }
             }
         }
-    }
-
-    /// Can `cond` hold on this path? (Unknown counts as yes.)
-    fn may_hold(&mut self, cond: TermId) -> bool {
-        if self.pool.is_false(cond) {
-            return false;
-        }
-        if self.pool.is_true(cond) {
-            return true;
-        }
-        let wanted = self.wanted();
-        !matches!(
-            self.smt.check(&self.pool, &self.path.pcon, cond, &wanted),
-            Answer::Unsat
-        )
     }
 
     /// Two pending accesses to one object: a race if their offsets can be equal on this

@@ -234,12 +234,9 @@ impl<'p> Engine<'p> {
         // access: explored from here, awake (see `race`'s module doc).
         let mut sections = Vec::new();
         if self.setup.cfg.checks.race {
-            self.races_at_node(st, &enabled);
+            sections = self.races_at_node(st, &enabled);
             if self.search.stop {
                 return self.nothing();
-            }
-            if dpor && !probe {
-                sections = self.sections_racing_pending(st, &enabled);
             }
         }
         let mut sleep = sleep;

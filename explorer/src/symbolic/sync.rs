@@ -267,10 +267,7 @@ impl<'p> Engine<'p> {
     pub fn exec_special(&mut self, st: &mut State, t: Tid, k: &mut StepCtx) -> Flow {
         match st.threads[t].status {
             Status::Reacquire { .. } => self.reacquire(st, t, k, WakeUp::Signalled),
-            Status::Waiting { stmt, .. }
-                if self.setup.cfg.spurious_wakeups
-                    && self.setup.prog.wait_may_wake_spuriously(stmt) =>
-            {
+            Status::Waiting { stmt, .. } if self.may_wake_spuriously(stmt) => {
                 self.reacquire(st, t, k, WakeUp::Spurious)
             }
             Status::Ending {
